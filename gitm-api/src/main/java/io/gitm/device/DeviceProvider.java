@@ -13,6 +13,13 @@ public interface DeviceProvider {
   /** Whether this backend can open a device on this machine, and why not; must be cheap and never throw. */
   Probe probe();
 
+  /** Detailed checks for {@code gitm doctor} (libraries found and from where, versions, permissions). */
+  default java.util.List<DiagnosticCheck> diagnostics() {
+    Probe p = probe();
+    return java.util.List.of(new DiagnosticCheck(kind() + " backend",
+        p.usable() ? DiagnosticCheck.Status.OK : DiagnosticCheck.Status.MISSING, p.reason(), p.fix()));
+  }
+
   /** Opens a device; the caller closes it. */
   Device open(DeviceRequest request);
 
