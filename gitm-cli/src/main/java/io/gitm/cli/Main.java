@@ -1,0 +1,73 @@
+package io.gitm.cli;
+
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code gitm} command. Exit codes: 0 success; 1 the job or gitm failed; 2 bad usage (a one-line message on
+ * standard error).
+ */
+@Command(name = "gitm", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
+    description = "A runtime-layer optimizer for GPU jobs: profile, attribute, intervene behind rollback gates, report.",
+    subcommands = {RunCommand.class, DoctorCommand.class, VersionCommand.class, CommandLine.HelpCommand.class},
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {"0:success", "1:the job or gitm failed", "2:bad usage (invalid option or argument)"})
+public final class Main implements Runnable {
+
+  public static final int OK = 0;
+  public static final int FAILURE = 1;
+  public static final int USAGE = 2;
+
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    throw new CommandLine.ParameterException(spec.commandLine(), "a command is required (run, doctor, version, …): see 'gitm --help'");
+  }
+
+  public static void main(String[] args) {
+    System.exit(execute(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
+  }
+
+  /** Runs the CLI with the given output streams and returns the exit code. */
+  public static int execute(PrintWriter out, PrintWriter err, String... args) {
+    CommandLine cl = new CommandLine(new Main());
+    cl.setOut(out);
+    cl.setErr(err);
+    cl.setCaseInsensitiveEnumValuesAllowed(true);
+    cl.setParameterExceptionHandler((ex, a) -> {
+      err.println("gitm: " + oneLine(ex.getMessage()));
+      CommandLine c = ex.getCommandLine();
+      err.println("Try '" + c.getCommandSpec().qualifiedName() + " --help' for more information.");
+      err.flush();
+      return USAGE;
+    });
+    cl.setExecutionExceptionHandler((ex, c, parsed) -> {
+      if (ex instanceof CommandLine.ParameterException pe) {
+        throw pe;
+      }
+      String msg = ex instanceof CliFailure ? ex.getMessage() : ex.getClass().getSimpleName() + ": " + ex.getMessage();
+      err.println("gitm: error: " + oneLine(msg));
+      if (System.getenv("GITM_DEBUG") != null) {
+        ex.printStackTrace(err);
+      }
+      err.flush();
+      return FAILURE;
+    });
+    int code = cl.execute(args);
+    out.flush();
+    err.flush();
+    return code;
+  }
+
+  static String oneLine(String s) {
+    if (s == null) {
+      return "unknown error";
+    }
+    String t = s.strip();
+    int nl = t.indexOf('\n');
+    return nl < 0 ? t : t.substring(0, nl).strip();
+  }
+}
