@@ -1,12 +1,31 @@
 package io.gitm.cli;
 
+import io.gitm.device.DeviceProvider;
+import io.gitm.device.Devices;
+import io.gitm.device.DiagnosticCheck;
+import io.gitm.device.DiagnosticCheck.Status;
+import io.gitm.store.RunStore;
+import io.gitm.store.S3Root;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** {@code gitm doctor}: checks that gitm can run here and says how to fix what is missing. */
+/**
+ * {@code gitm doctor}: a table of checks, each ok / missing / unsupported / failed with what was found and the fix.
+ * Exits 0 when gitm can run here (the simulated device counts), 1 otherwise.
+ */
 @Command(name = "doctor", mixinStandardHelpOptions = true, description = "Check this machine for what gitm needs.")
 final class DoctorCommand implements Callable<Integer> {
+  static final long MIN_FREE_BYTES = 1L << 30;
+
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
@@ -15,6 +34,110 @@ final class DoctorCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    return Main.OK;
+    Map<String, String> env = System.getenv();
+    List<DiagnosticCheck> checks = new ArrayList<>();
+    boolean blocking = false;
+
+    DiagnosticCheck java = javaCheck();
+    checks.add(java);
+    blocking |= java.status() != Status.OK;
+
+    DiagnosticCheck scratch = scratchCheck(RunStore.defaultRoot(env), env.containsKey("GITM_SCRATCH"));
+    checks.add(scratch);
+    blocking |= scratch.status() == Status.FAILED;
+
+    DiagnosticCheck s3 = s3Check(env.get("GITM_S3_ROOT"));
+    checks.add(s3);
+    blocking |= s3.status() == Status.FAILED;
+
+    List<DeviceProvider> providers = DeviceProvider.all();
+    for (DeviceProvider p : providers) {
+      try {
+        checks.addAll(p.diagnostics());
+      } catch (RuntimeException e) {
+        checks.add(new DiagnosticCheck(p.kind() + " backend", Status.FAILED, Main.oneLine(e.toString()), ""));
+      }
+    }
+    String auto;
+    try {
+      Devices.Choice c = Devices.choose("auto", providers);
+      auto = c.provider().kind();
+      checks.add(DiagnosticCheck.ok("device (auto)", c.reason()));
+    } catch (IllegalArgumentException e) {
+      auto = "none";
+      blocking = true;
+      checks.add(new DiagnosticCheck("device (auto)", Status.MISSING, e.getMessage(), "install the NVIDIA driver, or keep gitm-sim on the class path"));
+    }
+
+    PrintWriter out = spec.commandLine().getOut();
+    if (json) {
+      Map<String, Object> doc = new LinkedHashMap<>();
+      doc.put("ok", !blocking);
+      doc.put("autoDevice", auto);
+      doc.put("checks", checks);
+      out.println(Json.write(doc));
+    } else {
+      printTable(out, checks);
+      out.println();
+      out.println(blocking ? "gitm cannot run here: fix the checks marked above." : "gitm can run here (device: " + auto + ").");
+    }
+    return blocking ? Main.FAILURE : Main.OK;
+  }
+
+  static DiagnosticCheck javaCheck() {
+    int feature = Runtime.version().feature();
+    String detail = Runtime.version() + " (" + System.getProperty("java.vendor", "?") + ", " + System.getProperty("java.home") + ")";
+    return feature >= 25 ? DiagnosticCheck.ok("java", detail)
+        : new DiagnosticCheck("java", Status.MISSING, detail, "install a Java 25 JDK (e.g. Temurin 25) and set JAVA_HOME");
+  }
+
+  static DiagnosticCheck scratchCheck(Path root, boolean fromEnv) {
+    String where = root + (fromEnv ? " (GITM_SCRATCH)" : " (default; set GITM_SCRATCH to move it)");
+    try {
+      RunStore store = RunStore.open(root);
+      Path probe = Files.createTempFile(store.root(), ".doctor", ".probe");
+      Files.delete(probe);
+      long free = Files.getFileStore(store.root()).getUsableSpace();
+      String detail = where + ", writable, " + human(free) + " free";
+      if (free < MIN_FREE_BYTES) {
+        return new DiagnosticCheck("scratch folder", Status.MISSING, detail, "free at least 1 GiB there, or point GITM_SCRATCH elsewhere");
+      }
+      return DiagnosticCheck.ok("scratch folder", detail);
+    } catch (IOException | RuntimeException e) {
+      return new DiagnosticCheck("scratch folder", Status.FAILED, where + ": " + Main.oneLine(e.toString()),
+          "make it writable, or set GITM_SCRATCH to a writable folder");
+    }
+  }
+
+  static DiagnosticCheck s3Check(String value) {
+    if (value == null) {
+      return DiagnosticCheck.ok("GITM_S3_ROOT", "not set (optional: runs stay local)");
+    }
+    try {
+      return DiagnosticCheck.ok("GITM_S3_ROOT", S3Root.parse(value) + " (well-formed; not contacted)");
+    } catch (IllegalArgumentException e) {
+      return new DiagnosticCheck("GITM_S3_ROOT", Status.FAILED, e.getMessage(), "set it to s3://bucket/prefix or unset it");
+    }
+  }
+
+  static String human(long bytes) {
+    double g = bytes / (double) (1L << 30);
+    return g >= 1 ? String.format("%.1f GiB", g) : String.format("%.0f MiB", bytes / (double) (1L << 20));
+  }
+
+  static void printTable(PrintWriter out, List<DiagnosticCheck> checks) {
+    int w = checks.stream().mapToInt(c -> c.name().length()).max().orElse(10);
+    for (DiagnosticCheck c : checks) {
+      String status = switch (c.status()) {
+        case OK -> "ok";
+        case MISSING -> "missing";
+        case UNSUPPORTED -> "unsupported";
+        case FAILED -> "FAILED";
+      };
+      out.printf("%-" + w + "s  %-11s  %s%n", c.name(), status, c.detail());
+      if (c.status() != Status.OK && !c.fix().isEmpty()) {
+        out.printf("%-" + w + "s  %-11s  fix: %s%n", "", "", c.fix());
+      }
+    }
   }
 }

@@ -1,0 +1,123 @@
+package io.gitm.store;
+
+import java.io.FilterOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Whole-file writes that a crash cannot leave half-done: the bytes go to a temporary file beside the target, which
+ * is forced to disk and then renamed over the target, and the directory entry is forced too. A reader sees the old
+ * file or the new one, never a part.
+ */
+public final class AtomicFiles {
+  /** Suffix of temporary files; a leftover one is an interrupted write, reported by {@link StoreScan}. */
+  public static final String TMP_SUFFIX = ".tmp";
+
+  private AtomicFiles() {}
+
+  public static void write(Path target, byte[] bytes) throws IOException {
+    try (OutputStream out = open(target)) {
+      out.write(bytes);
+    }
+  }
+
+  public static void writeString(Path target, String text) throws IOException {
+    write(target, text.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * A stream whose bytes replace {@code target} atomically when it is closed. If writing fails, call
+   * {@link Pending#abort()} (or let an exception escape a try-with-resources after calling it) and the target is
+   * left as it was.
+   */
+  public static Pending open(Path target) throws IOException {
+    Path dir = target.toAbsolutePath().getParent();
+    Files.createDirectories(dir);
+    Path tmp = dir.resolve("." + target.getFileName() + "." + Long.toHexString(ThreadLocalRandom.current().nextLong())
+        + TMP_SUFFIX);
+    FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    return new Pending(target, tmp, ch);
+  }
+
+  /** An open atomic write; see {@link #open(Path)}. */
+  public static final class Pending extends FilterOutputStream {
+    private final Path target;
+    private final Path tmp;
+    private final FileChannel channel;
+    private boolean done;
+
+    private Pending(Path target, Path tmp, FileChannel channel) {
+      super(new java.io.BufferedOutputStream(java.nio.channels.Channels.newOutputStream(channel), 1 << 16));
+      this.target = target;
+      this.tmp = tmp;
+      this.channel = channel;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+      out.write(b, off, len);
+    }
+
+    /** The temporary file being written. */
+    public Path temporary() {
+      return tmp;
+    }
+
+    /** Discards what was written; the target is untouched. */
+    public void abort() throws IOException {
+      if (done) {
+        return;
+      }
+      done = true;
+      try {
+        channel.close();
+      } finally {
+        Files.deleteIfExists(tmp);
+      }
+    }
+
+    /** Forces the bytes to disk and renames them over the target. */
+    @Override
+    public void close() throws IOException {
+      if (done) {
+        return;
+      }
+      done = true;
+      try {
+        out.flush();
+        channel.force(true);
+        channel.close();
+        move(tmp, target);
+        forceDirectory(target.toAbsolutePath().getParent());
+      } catch (IOException | RuntimeException e) {
+        Files.deleteIfExists(tmp);
+        throw e;
+      }
+    }
+  }
+
+  static void move(Path from, Path to) throws IOException {
+    try {
+      Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (AtomicMoveNotSupportedException e) {
+      throw new IOException("the file system of " + to.getParent() + " cannot rename atomically", e);
+    }
+  }
+
+  /** Forces a directory's entries to disk, where the platform allows opening a directory. */
+  static void forceDirectory(Path dir) {
+    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+      d.force(true);
+    } catch (IOException ignored) {
+      // Some platforms cannot open directories; the rename itself is still atomic there.
+    }
+  }
+}
