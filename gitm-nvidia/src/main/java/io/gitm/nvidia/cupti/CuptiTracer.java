@@ -54,6 +54,7 @@ public final class CuptiTracer implements EventTracer {
   private static final String[] KIND_NAMES = {"CONCURRENT_KERNEL", "MEMCPY", "MEMSET", "SYNCHRONIZATION", "DRIVER",
       "RUNTIME", "OVERHEAD"};
   private static final int ALIGNMENT_SAMPLES = 200;
+  private static final String DRIVER_SONAME = "libcuda.so.1";
   static final long BUFFER_BYTES = 4L << 20;
   static final int MAX_BUFFERS = 64;
 
@@ -133,6 +134,10 @@ public final class CuptiTracer implements EventTracer {
     } catch (RuntimeException e) {
       return Probe.no("CUPTI unavailable: " + e.getMessage(), Cupti.FIX);
     }
+    if (NativeLibrary.bySoname(DRIVER_SONAME).isEmpty()) {
+      return Probe.no("no NVIDIA driver (" + DRIVER_SONAME + " not on the loader path): CUPTI has no GPU to trace",
+          "install the NVIDIA driver, or run where a GPU is visible");
+    }
     CuptiException d = denial;
     if (d != null) {
       return Probe.no("CUPTI tracing not permitted in this process: " + d.getMessage(), permissionFix());
@@ -189,6 +194,10 @@ public final class CuptiTracer implements EventTracer {
   public void start(TraceSink sink) {
     Objects.requireNonNull(sink, "sink");
     Cupti c = Cupti.instance();
+    if (NativeLibrary.bySoname(DRIVER_SONAME).isEmpty()) {
+      throw new io.gitm.device.UnsupportedFeatureException("dlopen(" + DRIVER_SONAME + ")",
+          "no NVIDIA driver on the loader path: CUPTI has no GPU to trace");
+    }
     if (!ACTIVE.compareAndSet(null, this)) {
       throw new IllegalStateException(ACTIVE.get() == this ? "this CuptiTracer is already tracing"
           : "another CuptiTracer is tracing this process; CUPTI activity tracing is per process");
