@@ -47,12 +47,10 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>CUPTI's activity API is per process: one tracer traces at a time.
  */
 public final class CuptiTracer implements EventTracer {
-  /** The activity kinds enabled, in order. */
-  private static final int[] KINDS = {CuptiLayout.KIND_CONCURRENT_KERNEL, CuptiLayout.KIND_MEMCPY,
+  /** The activity kinds enabled by default, in order. */
+  static final int[] ALL_KINDS = {CuptiLayout.KIND_CONCURRENT_KERNEL, CuptiLayout.KIND_MEMCPY,
       CuptiLayout.KIND_MEMSET, CuptiLayout.KIND_SYNCHRONIZATION, CuptiLayout.KIND_DRIVER, CuptiLayout.KIND_RUNTIME,
       CuptiLayout.KIND_OVERHEAD};
-  private static final String[] KIND_NAMES = {"CONCURRENT_KERNEL", "MEMCPY", "MEMSET", "SYNCHRONIZATION", "DRIVER",
-      "RUNTIME", "OVERHEAD"};
   private static final int ALIGNMENT_SAMPLES = 200;
   private static final String DRIVER_SONAME = "libcuda.so.1";
   static final long BUFFER_BYTES = 4L << 20;
@@ -68,9 +66,18 @@ public final class CuptiTracer implements EventTracer {
   /** Set when CUPTI refused tracing in this process: why, for {@link #availability()}. */
   private static volatile CuptiException denial;
 
+  /** Sees every raw activity record before it is decoded (used to record CI fixtures); null when unused. */
+  @FunctionalInterface
+  interface RawTap {
+    void record(MemorySegment activity);
+  }
+
+  static volatile RawTap rawTap;
+
   private final List<TraceDevice> devices;
   private final Map<String, String> baseAttributes;
   private final Ticker host;
+  private final int[] kinds;
   private volatile TraceSink sink;
   private volatile ActivityDecoder decoder;
   private volatile ClockAlignment startAlignment;
@@ -99,6 +106,12 @@ public final class CuptiTracer implements EventTracer {
   }
 
   CuptiTracer(List<TraceDevice> devices, Map<String, String> attributes, Ticker host) {
+    this(devices, attributes, host, ALL_KINDS);
+  }
+
+  /** A tracer that enables only {@code kinds} (CUpti_ActivityKind values), e.g. to measure what each kind costs. */
+  CuptiTracer(List<TraceDevice> devices, Map<String, String> attributes, Ticker host, int[] kinds) {
+    this.kinds = kinds.clone();
     this.devices = List.copyOf(devices);
     this.baseAttributes = Map.copyOf(attributes);
     this.host = Objects.requireNonNull(host, "host clock");
@@ -149,6 +162,20 @@ public final class CuptiTracer implements EventTracer {
     }
   }
 
+  static String kindName(int kind) {
+    return switch (kind) {
+      case CuptiLayout.KIND_MEMCPY -> "MEMCPY";
+      case CuptiLayout.KIND_MEMSET -> "MEMSET";
+      case CuptiLayout.KIND_KERNEL -> "KERNEL";
+      case CuptiLayout.KIND_DRIVER -> "DRIVER";
+      case CuptiLayout.KIND_RUNTIME -> "RUNTIME";
+      case CuptiLayout.KIND_CONCURRENT_KERNEL -> "CONCURRENT_KERNEL";
+      case CuptiLayout.KIND_OVERHEAD -> "OVERHEAD";
+      case CuptiLayout.KIND_SYNCHRONIZATION -> "SYNCHRONIZATION";
+      default -> Integer.toString(kind);
+    };
+  }
+
   static String permissionFix() {
     return "allow GPU profiling for this user: run as root or with CAP_SYS_ADMIN, or set the nvidia kernel module "
         + "option NVreg_RestrictProfilingToAdminUsers=0; on vGPU/MIG/WSL/confidential-computing devices tracing "
@@ -159,6 +186,8 @@ public final class CuptiTracer implements EventTracer {
   public TraceMeta meta() {
     Map<String, String> a = new LinkedHashMap<>(baseAttributes);
     a.put("tracer", "in-process CUPTI activity API");
+    a.put("cupti.kinds", java.util.Arrays.stream(kinds).mapToObj(CuptiTracer::kindName)
+        .collect(java.util.stream.Collectors.joining(",")));
     a.put("kernelNames", "as CUPTI reports them (mangled)");
     try {
       Cupti c = Cupti.instance();
@@ -211,10 +240,10 @@ public final class CuptiTracer implements EventTracer {
       this.droppedAtStop = -1;
       this.decoder = new ActivityDecoder(c::callbackName, alignment.offsetNs());
       this.sink = sink;
-      for (; enabled < KINDS.length; enabled++) {
-        int rc = c.enable(KINDS[enabled]);
+      for (; enabled < kinds.length; enabled++) {
+        int rc = c.enable(kinds[enabled]);
         if (rc != 0) {
-          CuptiException e = new CuptiException("cuptiActivityEnable(CUPTI_ACTIVITY_KIND_" + KIND_NAMES[enabled] + ")",
+          CuptiException e = new CuptiException("cuptiActivityEnable(CUPTI_ACTIVITY_KIND_" + kindName(kinds[enabled]) + ")",
               rc, CuptiException.notPermitted(rc) ? permissionFix() : "");
           if (e.profilingNotPermitted()) {
             denial = e;
@@ -224,7 +253,7 @@ public final class CuptiTracer implements EventTracer {
       }
     } catch (RuntimeException e) {
       for (int i = 0; i < enabled; i++) {
-        c.disable(KINDS[i]);
+        c.disable(kinds[i]);
       }
       this.sink = null;
       ACTIVE.compareAndSet(this, null);
@@ -328,7 +357,12 @@ public final class CuptiTracer implements EventTracer {
           }
           return;
         }
-        TraceRecord r = dec.decode(cursor.get(ADDRESS, 0).reinterpret(CuptiLayout.MAX_SIZE));
+        MemorySegment activity = cursor.get(ADDRESS, 0).reinterpret(CuptiLayout.MAX_SIZE);
+        RawTap tap = rawTap;
+        if (tap != null) {
+          tap.record(activity);
+        }
+        TraceRecord r = dec.decode(activity);
         if (r == null) {
           continue;
         }
@@ -377,10 +411,10 @@ public final class CuptiTracer implements EventTracer {
     if (rc != 0) {
       failures.add(new CuptiException("cuptiActivityFlushAll", rc, ""));
     }
-    for (int i = 0; i < KINDS.length; i++) {
-      int d = c.disable(KINDS[i]);
+    for (int kind : kinds) {
+      int d = c.disable(kind);
       if (d != 0) {
-        failures.add(new CuptiException("cuptiActivityDisable(CUPTI_ACTIVITY_KIND_" + KIND_NAMES[i] + ")", d, ""));
+        failures.add(new CuptiException("cuptiActivityDisable(CUPTI_ACTIVITY_KIND_" + kindName(kind) + ")", d, ""));
       }
     }
     droppedAtStop = c.droppedRecords();
