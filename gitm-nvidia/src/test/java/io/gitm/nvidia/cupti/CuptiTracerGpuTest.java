@@ -141,7 +141,7 @@ class CuptiTracerGpuTest {
         .collect(Collectors.groupingBy(r -> ((ApiCallRecord) r).kind(), Collectors.counting()));
     assertThat(apiKinds).containsKeys(ApiKind.COPY, ApiKind.MEMSET, ApiKind.SYNC);
 
-    assertThat(records).filteredOn(r -> r instanceof SyncRecord s && s.kind() == SyncKind.CONTEXT).hasSizeGreaterThanOrEqualTo(2);
+    assertThat(records).filteredOn(r -> r instanceof SyncRecord s && s.kind() == SyncKind.CONTEXT).isNotEmpty();
 
     for (TraceRecord r : records) {
       if (r instanceof KernelRecord || r instanceof CopyRecord || r instanceof MemsetRecord) {
