@@ -23,6 +23,7 @@
 #define MAX_CBID 8192
 
 static gt_writer *W;
+static pid_t owner_pid;          /* the process that opened W: a forked child never finishes the parent's file */
 static char out_path[4096];
 static char tmp_path[4200];
 static int64_t clock_offset;     /* CUPTI time minus CLOCK_MONOTONIC; 0 with the timestamp callback */
@@ -288,7 +289,7 @@ static void attr(char *out, size_t *len, size_t cap, int *first, const char *key
 }
 
 static void finish(void) {
-  if (!W) return;
+  if (!W || getpid() != owner_pid) return;
   CUptiResult rc = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   if (rc != CUPTI_SUCCESS) note_error("cuptiActivityFlushAll", rc);
   size_t dropped = 0;
@@ -345,9 +346,28 @@ static void finish(void) {
 __attribute__((visibility("default"))) int InitializeInjection(void) {
   static int done;
   if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL)) return 1;
+  /* A traced process's CUDA-using descendants inherit the environment: each writes its own file, named by pid
+     after the first process's path, instead of overwriting it. GITM_TRACE_PID marks the first process. */
   const char *out = getenv("GITM_TRACE_OUT");
-  if (out && *out) snprintf(out_path, sizeof out_path, "%s", out);
-  else snprintf(out_path, sizeof out_path, "gitm-trace-%d.gtrace", (int)getpid());
+  const char *first = getenv("GITM_TRACE_PID");
+  owner_pid = getpid();
+  int descendant = first && *first && atoi(first) != (int)owner_pid;
+  if (out && *out) {
+    if (descendant) {
+      size_t n = strlen(out);
+      int ext = n > 7 && strcmp(out + n - 7, ".gtrace") == 0;
+      snprintf(out_path, sizeof out_path, "%.*s-%d.gtrace", (int)(ext ? n - 7 : n), out, (int)owner_pid);
+    } else {
+      snprintf(out_path, sizeof out_path, "%s", out);
+    }
+  } else {
+    snprintf(out_path, sizeof out_path, "gitm-trace-%d.gtrace", (int)owner_pid);
+  }
+  if (!descendant) {
+    char pid[24];
+    snprintf(pid, sizeof pid, "%d", (int)owner_pid);
+    setenv("GITM_TRACE_PID", pid, 1);
+  }
   snprintf(tmp_path, sizeof tmp_path, "%s.tmp", out_path);
   W = gt_open(tmp_path, META_RESERVE);
   if (!W) {

@@ -39,12 +39,25 @@ public final class CuptiOverheadBench {
     void run();
   }
 
-  record Series(String workload, String tracing, long[] untracedNs, long[] tracedNs, long[] startStopNs,
+  /**
+   * One workload under one tracing configuration: per pair, untraced and traced time of the timed region, and the
+   * tracer's start and stop (stop flushes: where records fit in CUPTI's buffer, their decoding happens there).
+   */
+  record Series(String workload, String tracing, long[] untracedNs, long[] tracedNs, long[] startNs, long[] stopNs,
       long kernelsPerTracedRun, CuptiTracer.Stats lastStats) {
     double[] ratios() {
       double[] r = new double[untracedNs.length];
       for (int i = 0; i < r.length; i++) {
         r[i] = (double) tracedNs[i] / untracedNs[i];
+      }
+      return r;
+    }
+
+    /** Traced time plus the stop (flush and delivery of every record), over untraced time. */
+    double[] ratiosWithStop() {
+      double[] r = new double[untracedNs.length];
+      for (int i = 0; i < r.length; i++) {
+        r[i] = (double) (tracedNs[i] + stopNs[i]) / untracedNs[i];
       }
       return r;
     }
@@ -102,13 +115,15 @@ public final class CuptiOverheadBench {
     CuptiTracer tracer = new CuptiTracer(List.of(), Map.of(), Ticker.system(), kinds);
     long[] untraced = new long[pairs];
     long[] traced = new long[pairs];
-    long[] startStop = new long[pairs];
+    long[] starts = new long[pairs];
+    long[] stops = new long[pairs];
     long kernelsPerRun = -1;
     for (int p = -WARMUP_PAIRS; p < pairs; p++) {
       boolean tracedFirst = (p & 1) != 0;
       long u = 0;
       long t = 0;
-      long ss = 0;
+      long st = 0;
+      long sp = 0;
       for (int k = 0; k < 2; k++) {
         boolean traceThis = (k == 0) == tracedFirst;
         if (traceThis) {
@@ -125,7 +140,8 @@ public final class CuptiOverheadBench {
           tracer.stop();
           long s3 = System.nanoTime();
           t = s2 - s1;
-          ss = (s1 - s0) + (s3 - s2);
+          st = s1 - s0;
+          sp = s3 - s2;
           kernelsPerRun = kernels.sum();
           if (kernelsPerRun != expectedKernels) {
             throw new IllegalStateException(workload + ": traced run saw " + kernelsPerRun + " kernels, expected "
@@ -140,15 +156,17 @@ public final class CuptiOverheadBench {
       if (p >= 0) {
         untraced[p] = u;
         traced[p] = t;
-        startStop[p] = ss;
+        starts[p] = st;
+        stops[p] = sp;
       }
     }
-    Series s = new Series(workload, tracing, untraced, traced, startStop, kernelsPerRun, tracer.stats());
+    Series s = new Series(workload, tracing, untraced, traced, starts, stops, kernelsPerRun, tracer.stats());
     double[] r = s.ratios();
     System.out.printf(Locale.ROOT, "%-13s %-24s traced/untraced median %.4f  [min %.4f, q1 %.4f, q3 %.4f, max %.4f]"
-            + "  untraced median %.3f ms, traced median %.3f ms, start+stop median %.3f ms%n", workload, tracing,
-        quantile(r, 0.5), quantile(r, 0), quantile(r, 0.25), quantile(r, 0.75), quantile(r, 1),
-        quantile(untraced, 0.5) / 1e6, quantile(traced, 0.5) / 1e6, quantile(startStop, 0.5) / 1e6);
+            + "  with stop %.4f;  untraced median %.3f ms, traced median %.3f ms, start median %.3f ms, stop median"
+            + " %.3f ms%n", workload, tracing, quantile(r, 0.5), quantile(r, 0), quantile(r, 0.25), quantile(r, 0.75),
+        quantile(r, 1), quantile(s.ratiosWithStop(), 0.5), quantile(untraced, 0.5) / 1e6, quantile(traced, 0.5) / 1e6,
+        quantile(starts, 0.5) / 1e6, quantile(stops, 0.5) / 1e6);
     return s;
   }
 
@@ -209,7 +227,9 @@ public final class CuptiOverheadBench {
               quantile(r, 0.75), quantile(r, 1)))
           .append(", \"untracedNs\": ").append(Arrays.toString(s.untracedNs()))
           .append(", \"tracedNs\": ").append(Arrays.toString(s.tracedNs()))
-          .append(", \"startStopNs\": ").append(Arrays.toString(s.startStopNs()))
+          .append(String.format(Locale.ROOT, ", \"ratioWithStopMedian\": %.5f", quantile(s.ratiosWithStop(), 0.5)))
+          .append(", \"startNs\": ").append(Arrays.toString(s.startNs()))
+          .append(", \"stopNs\": ").append(Arrays.toString(s.stopNs()))
           .append(", \"kernelsPerTracedRun\": ").append(s.kernelsPerTracedRun())
           .append(", \"lastStats\": ").append(json(String.valueOf(s.lastStats())))
           .append(i + 1 < all.size() ? "},\n" : "}\n");

@@ -47,6 +47,24 @@ class InjectionLibraryTest {
   }
 
   @Test
+  void aDescendantOfATracedProcessWritesItsOwnFileInsteadOfTheFirstProcesssOne(@TempDir Path dir) throws Exception {
+    Assumptions.assumeTrue(Files.isRegularFile(BUILT), "libgitm_inject.so was not built: nothing to load");
+    Path gcc = CTools.onPath("gcc").orElse(null);
+    Assumptions.assumeTrue(gcc != null, "gcc not on PATH: cannot build the loader program");
+    Path exe = dir.resolve("inject_smoke");
+    CTools.run(List.of(gcc.toString(), "-o", exe.toString(),
+        CTools.source("src/test/resources/cupti/inject_smoke.c").toString(), "-ldl"));
+    ProcessBuilder pb = new ProcessBuilder(exe.toString(), BUILT.toAbsolutePath().toString()).redirectErrorStream(true);
+    pb.environment().put("GITM_TRACE_OUT", dir.resolve("job.gtrace").toString());
+    pb.environment().put("GITM_TRACE_PID", "1"); // as if an ancestor (pid 1) were the traced process
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes());
+    assertThat(p.waitFor()).as(out).isZero();
+    assertThat(dir.resolve("job.gtrace")).doesNotExist();
+    assertThat(dir.resolve("job-" + p.pid() + ".gtrace")).isRegularFile();
+  }
+
+  @Test
   void theChildEnvironmentNamesTheLibraryAndTheTraceByAbsolutePath(@TempDir Path dir) throws Exception {
     Path lib = Files.writeString(dir.resolve("libgitm_inject.so"), "x");
     Map<String, String> env = Injection.environment(lib, Path.of("out.gtrace"));
