@@ -2,6 +2,7 @@ package io.gitm.nvidia.cupti;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.groups.Tuple.tuple;
 
 import io.gitm.api.Ticker;
 import io.gitm.trace.ApiCallRecord;
@@ -13,6 +14,7 @@ import io.gitm.trace.MemoryKind;
 import io.gitm.trace.MemsetRecord;
 import io.gitm.trace.SyncKind;
 import io.gitm.trace.SyncRecord;
+import io.gitm.trace.TraceMeta;
 import io.gitm.trace.TraceRecord;
 import java.lang.foreign.MemorySegment;
 import java.util.Comparator;
@@ -28,9 +30,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * In-process CUPTI tracing of known work on a real GPU: launches, pageable and pinned copies, a memset and a
- * context synchronization come back as records with the right counts, names, streams, memory kinds, increasing
- * timestamps, and host-clock times inside the window in which the calls were made.
+ * In-process CUPTI tracing of known work on a real GPU: a pageable and a pinned upload, a memset,
+ * {@value #LAUNCHES} launches on a created stream, a download to pinned memory and context synchronizations, traced
+ * once; each test checks one property of what came back.
  */
 @Tag("gpu")
 class CuptiTracerGpuTest {
@@ -39,9 +41,25 @@ class CuptiTracerGpuTest {
   static final long BYTES = 4L * N;
   /** GPU timestamps reach the host clock through CUPTI's interpolation and our offset: allowed slack, in ns. */
   static final long GPU_SLACK_NS = 100_000;
+  /** Host API timestamps only through our offset: allowed slack, in ns. */
   static final long API_SLACK_NS = 20_000;
 
   static GpuKit kit;
+  static Traced run;
+
+  /** The records of one traced run, the host-clock window of its calls, and the tracer's meta and stats. */
+  record Traced(List<TraceRecord> records, long t0, long t1, TraceMeta meta, CuptiTracer.Stats stats,
+      Throwable firstError) {
+    List<KernelRecord> kernels() {
+      return records.stream().filter(r -> r instanceof KernelRecord k && k.name().equals("gitm_axpb"))
+          .map(r -> (KernelRecord) r).sorted(Comparator.comparingLong(KernelRecord::correlationId)).toList();
+    }
+
+    List<ApiCallRecord> launches() {
+      return records.stream().filter(r -> r instanceof ApiCallRecord a && a.name().startsWith("cuLaunchKernel"))
+          .map(r -> (ApiCallRecord) r).toList();
+    }
+  }
 
   /** Per test, so that without a GPU each test reports as skipped with the reason (not as zero tests). */
   @BeforeEach
@@ -49,6 +67,9 @@ class CuptiTracerGpuTest {
     Assumptions.assumeTrue(GpuKit.unusableReason().isEmpty(), () -> GpuKit.unusableReason().orElse(""));
     if (kit == null) {
       kit = GpuKit.open();
+    }
+    if (run == null) {
+      run = traceKnownWork();
     }
   }
 
@@ -59,8 +80,7 @@ class CuptiTracerGpuTest {
     }
   }
 
-  @Test
-  void knownWorkIsTracedWithCountsNamesStreamsMemoryKindsAndHostTimes() {
+  static Traced traceKnownWork() {
     Driver d = kit.driver;
     MemorySegment stream = d.createStream();
     long dx = d.malloc(BYTES);
@@ -68,8 +88,8 @@ class CuptiTracerGpuTest {
     MemorySegment pageable = kit.arena.allocate(BYTES, 64);
     MemorySegment args = kit.axpbArgs(dx, N, 1.0001f, 1f);
     CuptiTracer tracer = CuptiTracer.create();
-    ConcurrentLinkedQueue<TraceRecord> records = new ConcurrentLinkedQueue<>();
     assertThat(tracer.availability().usable()).as(tracer.availability().reason()).isTrue();
+    ConcurrentLinkedQueue<TraceRecord> records = new ConcurrentLinkedQueue<>();
     tracer.start(records::add);
     long t0;
     long t1;
@@ -91,18 +111,26 @@ class CuptiTracerGpuTest {
       d.free(dx);
       d.freeHost(pinned);
     }
-    var meta = tracer.meta();
-    assertThat(meta.devices()).isNotEmpty().allSatisfy(dev -> assertThat(dev.uuid()).startsWith("GPU-"));
-    assertThat(meta.attributes()).containsKeys("clock.offsetNs", "clock.uncertaintyNs", "clock.driftNs");
-    CuptiTracer.Stats stats = tracer.stats();
-    assertThat(stats.sinkErrors()).isZero();
-    assertThat(stats.refusedBuffers()).isZero();
-    assertThat(stats.dropped()).isZero();
-    assertThat(tracer.firstError()).isEmpty();
+    return new Traced(List.copyOf(records), t0, t1, tracer.meta(), tracer.stats(), tracer.firstError().orElse(null));
+  }
 
-    List<KernelRecord> kernels = records.stream().filter(r -> r instanceof KernelRecord k
-        && k.name().equals("gitm_axpb")).map(r -> (KernelRecord) r)
-        .sorted(Comparator.comparingLong(KernelRecord::correlationId)).toList();
+  @Test
+  void nothingIsDroppedRefusedOrFailed() {
+    assertThat(run.stats().sinkErrors()).isZero();
+    assertThat(run.stats().refusedBuffers()).isZero();
+    assertThat(run.stats().dropped()).isZero();
+    assertThat(run.firstError()).isNull();
+  }
+
+  @Test
+  void metaNamesTheDevicesAndTheClockAlignment() {
+    assertThat(run.meta().devices()).isNotEmpty().allSatisfy(dev -> assertThat(dev.uuid()).startsWith("GPU-"));
+    assertThat(run.meta().attributes()).containsKeys("clock.offsetNs", "clock.uncertaintyNs", "clock.driftNs");
+  }
+
+  @Test
+  void everyLaunchIsOneKernelRecordWithItsNameShapeAndStream() {
+    List<KernelRecord> kernels = run.kernels();
     assertThat(kernels).hasSize(LAUNCHES);
     assertThat(kernels).extracting(KernelRecord::stream).containsOnly(kernels.getFirst().stream());
     assertThat(kernels).allSatisfy(k -> {
@@ -110,48 +138,69 @@ class CuptiTracerGpuTest {
       assertThat(k.block().x()).isEqualTo(256);
       assertThat(k.endNs()).isGreaterThan(k.startNs());
     });
+  }
+
+  @Test
+  void kernelsOfOneStreamFollowEachOtherInLaunchOrder() {
+    List<KernelRecord> kernels = run.kernels();
     for (int i = 1; i < kernels.size(); i++) {
       assertThat(kernels.get(i).startNs()).as("kernel %d starts after kernel %d ends (same stream)", i, i - 1)
           .isGreaterThanOrEqualTo(kernels.get(i - 1).endNs());
     }
+  }
 
-    List<CopyRecord> copies = records.stream().filter(r -> r instanceof CopyRecord).map(r -> (CopyRecord) r)
+  @Test
+  void copiesKeepDirectionSizeAndPageableVersusPinnedMemory() {
+    List<CopyRecord> copies = run.records().stream().filter(r -> r instanceof CopyRecord).map(r -> (CopyRecord) r)
         .sorted(Comparator.comparingLong(CopyRecord::startNs)).toList();
     assertThat(copies).extracting(CopyRecord::kind, CopyRecord::srcKind, CopyRecord::dstKind, CopyRecord::bytes)
-        .containsExactly(
-            org.assertj.core.groups.Tuple.tuple(CopyKind.HTOD, MemoryKind.PAGEABLE, MemoryKind.DEVICE, BYTES),
-            org.assertj.core.groups.Tuple.tuple(CopyKind.HTOD, MemoryKind.PINNED, MemoryKind.DEVICE, BYTES),
-            org.assertj.core.groups.Tuple.tuple(CopyKind.DTOH, MemoryKind.DEVICE, MemoryKind.PINNED, BYTES));
-    assertThat(copies.getFirst().stream()).isNotEqualTo(kernels.getFirst().stream());
+        .containsExactly(tuple(CopyKind.HTOD, MemoryKind.PAGEABLE, MemoryKind.DEVICE, BYTES),
+            tuple(CopyKind.HTOD, MemoryKind.PINNED, MemoryKind.DEVICE, BYTES),
+            tuple(CopyKind.DTOH, MemoryKind.DEVICE, MemoryKind.PINNED, BYTES));
+    assertThat(copies.getFirst().stream()).isNotEqualTo(run.kernels().getFirst().stream());
+  }
 
-    List<MemsetRecord> memsets = records.stream().filter(r -> r instanceof MemsetRecord).map(r -> (MemsetRecord) r)
-        .toList();
-    assertThat(memsets).singleElement().satisfies(m -> {
+  @Test
+  void theMemsetKeepsSizeValueAndMemoryKind() {
+    assertThat(run.records()).filteredOn(r -> r instanceof MemsetRecord).singleElement().satisfies(r -> {
+      MemsetRecord m = (MemsetRecord) r;
       assertThat(m.bytes()).isEqualTo(BYTES);
       assertThat(m.value()).isEqualTo(0x11);
       assertThat(m.memoryKind()).isEqualTo(MemoryKind.DEVICE);
     });
+  }
 
-    List<ApiCallRecord> launches = records.stream().filter(r -> r instanceof ApiCallRecord a
-        && a.name().startsWith("cuLaunchKernel")).map(r -> (ApiCallRecord) r).toList();
+  @Test
+  void launchCallsAreNamedClassifiedAndCorrelatedWithTheirKernels() {
+    List<ApiCallRecord> launches = run.launches();
     assertThat(launches).hasSize(LAUNCHES).allSatisfy(a -> assertThat(a.kind()).isEqualTo(ApiKind.LAUNCH));
-    Set<Long> launchIds = launches.stream().map(ApiCallRecord::correlationId).collect(Collectors.toSet());
-    assertThat(kernels).extracting(KernelRecord::correlationId).allMatch(launchIds::contains);
-    Map<ApiKind, Long> apiKinds = records.stream().filter(r -> r instanceof ApiCallRecord)
+    Set<Long> ids = launches.stream().map(ApiCallRecord::correlationId).collect(Collectors.toSet());
+    assertThat(run.kernels()).extracting(KernelRecord::correlationId).allMatch(ids::contains);
+    Map<ApiKind, Long> kinds = run.records().stream().filter(r -> r instanceof ApiCallRecord)
         .collect(Collectors.groupingBy(r -> ((ApiCallRecord) r).kind(), Collectors.counting()));
-    assertThat(apiKinds).containsKeys(ApiKind.COPY, ApiKind.MEMSET, ApiKind.SYNC);
+    assertThat(kinds).containsKeys(ApiKind.COPY, ApiKind.MEMSET, ApiKind.SYNC);
+  }
 
-    assertThat(records).filteredOn(r -> r instanceof SyncRecord s && s.kind() == SyncKind.CONTEXT).isNotEmpty();
+  @Test
+  void contextSynchronizationsAreRecorded() {
+    assertThat(run.records()).filteredOn(r -> r instanceof SyncRecord s && s.kind() == SyncKind.CONTEXT)
+        .isNotEmpty();
+  }
 
-    for (TraceRecord r : records) {
+  @Test
+  void timestampsLieInsideTheHostClockWindowOfTheCalls() {
+    long t0 = run.t0();
+    long t1 = run.t1();
+    Set<ApiCallRecord> launches = Set.copyOf(run.launches());
+    for (TraceRecord r : run.records()) {
       if (r instanceof KernelRecord || r instanceof CopyRecord || r instanceof MemsetRecord) {
         assertThat(r.startNs()).as("%s starts inside the host window [%d, %d]", r, t0, t1)
             .isGreaterThanOrEqualTo(t0 - GPU_SLACK_NS);
         assertThat(r.endNs()).as("%s ends inside the host window [%d, %d]", r, t0, t1)
             .isLessThanOrEqualTo(t1 + GPU_SLACK_NS);
       } else if (r instanceof ApiCallRecord a && launches.contains(a)) {
-        assertThat(a.startNs()).isBetween(t0 - API_SLACK_NS, t1 + API_SLACK_NS);
-        assertThat(a.endNs()).isBetween(t0 - API_SLACK_NS, t1 + API_SLACK_NS);
+        assertThat(a.startNs()).as("%s inside [%d, %d]", a, t0, t1).isBetween(t0 - API_SLACK_NS, t1 + API_SLACK_NS);
+        assertThat(a.endNs()).as("%s inside [%d, %d]", a, t0, t1).isBetween(t0 - API_SLACK_NS, t1 + API_SLACK_NS);
       }
     }
   }
