@@ -61,7 +61,6 @@ public final class CuptiTracer implements EventTracer {
   private static final Map<Long, MemorySegment> BUFFERS = new ConcurrentHashMap<>();
   private static final AtomicInteger ALLOCATED = new AtomicInteger();
   private static final LongAdder REFUSED = new LongAdder();
-  private static final LongAdder ORPHANED = new LongAdder();
   private static volatile boolean callbacksRegistered;
   /** Set when CUPTI refused tracing in this process: why, for {@link #availability()}. */
   private static volatile CuptiException denial;
@@ -95,11 +94,12 @@ public final class CuptiTracer implements EventTracer {
 
   /**
    * What one tracing session delivered and lost: records per type, records without valid timestamps, records of
-   * kinds not modelled, records CUPTI dropped for lack of buffers (-1 until stopped), buffer requests refused,
-   * and records the sink threw on.
+   * kinds not modelled, records CUPTI dropped for lack of buffers (-1 until stopped), buffer requests refused
+   * (process-wide: buffers are shared by every tracer), records the sink threw on, and buffers that could not be
+   * read to their end.
    */
   public record Stats(long kernels, long copies, long memsets, long syncs, long apiCalls, long overheads,
-      long invalid, long ignored, long dropped, long refusedBuffers, long sinkErrors) {
+      long invalid, long ignored, long dropped, long refusedBuffers, long sinkErrors, long bufferErrors) {
     public long delivered() {
       return kernels + copies + memsets + syncs + apiCalls + overheads;
     }
@@ -318,12 +318,8 @@ public final class CuptiTracer implements EventTracer {
     MemorySegment owned = BUFFERS.get(buffer.address());
     try {
       CuptiTracer t = ACTIVE.get();
-      if (validSize > 0) {
-        if (t == null) {
-          ORPHANED.increment();
-        } else {
-          t.drain(buffer.reinterpret(size), validSize);
-        }
+      if (validSize > 0 && t != null) { // a buffer completed after stop has no tracer: its records are dropped
+        t.drain(buffer.reinterpret(size), validSize);
       }
     } catch (Throwable e) {
       CuptiTracer t = ACTIVE.get();
@@ -436,7 +432,8 @@ public final class CuptiTracer implements EventTracer {
   public Stats stats() {
     ActivityDecoder d = decoder;
     return new Stats(kernels.sum(), copies.sum(), memsets.sum(), syncs.sum(), apiCalls.sum(), overheads.sum(),
-        d == null ? 0 : d.invalid(), d == null ? 0 : d.ignored(), droppedAtStop, REFUSED.sum(), sinkErrors.sum());
+        d == null ? 0 : d.invalid(), d == null ? 0 : d.ignored(), droppedAtStop, REFUSED.sum(), sinkErrors.sum(),
+        bufferErrors.sum());
   }
 
   /** The first error met while decoding or delivering records (a sink's exception, a CUPTI error), if any. */

@@ -119,6 +119,7 @@ class CuptiTracerGpuTest {
     assertThat(run.stats().sinkErrors()).isZero();
     assertThat(run.stats().refusedBuffers()).isZero();
     assertThat(run.stats().dropped()).isZero();
+    assertThat(run.stats().bufferErrors()).isZero();
     assertThat(run.firstError()).isNull();
   }
 
