@@ -212,9 +212,13 @@ static void record(const CUpti_Activity *a) {
   }
 }
 
+/* Held while a buffer's records are written, so that finish() never closes the writer under a delivery. */
+static pthread_mutex_t deliver_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid_size) {
   (void)ctx; (void)stream; (void)size;
   CUpti_Activity *a = NULL;
+  pthread_mutex_lock(&deliver_lock);
   if (W) {
     for (;;) {
       CUptiResult rc = cuptiActivityGetNextRecord(buffer, valid_size, &a);
@@ -227,6 +231,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
       break;
     }
   }
+  pthread_mutex_unlock(&deliver_lock);
   free(buffer);
 }
 
@@ -294,8 +299,10 @@ static void finish(void) {
   if (rc != CUPTI_SUCCESS) note_error("cuptiActivityFlushAll", rc);
   size_t dropped = 0;
   cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped);
+  pthread_mutex_lock(&deliver_lock);
   gt_writer *w = W;
   W = NULL;
+  pthread_mutex_unlock(&deliver_lock);
   uint64_t records = gt_records(w);
   static char meta[META_RESERVE];
   size_t cap = sizeof meta, len = 0;
