@@ -181,6 +181,8 @@ public final class KinetoImporter {
     int[] grid;
     int[] block;
     String syncKind;
+    /** What {@link #type()} returns, computed once per event by {@link #classify()}. */
+    String type;
     int line;
     int column;
 
@@ -189,10 +191,19 @@ public final class KinetoImporter {
       hasTs = hasDur = hasPid = hasTid = hasDevice = hasInDevice = hasStream = hasCorrelation = false;
       hasRegisters = hasShared = hasBytes = false;
       grid = block = null;
+      type = null;
     }
 
     /** The kind of record this event becomes, or null when it is not imported. */
     String type() {
+      return type;
+    }
+
+    void classify() {
+      type = typeOf(ph, cat);
+    }
+
+    private static String typeOf(String ph, String cat) {
       if (!"X".equals(ph) || cat == null) {
         return null;
       }
@@ -524,6 +535,7 @@ public final class KinetoImporter {
       e.line = at.getLineNr();
       e.column = at.getColumnNr();
       event(p, unit, e);
+      e.classify();
       events.accept(e);
     }
   }

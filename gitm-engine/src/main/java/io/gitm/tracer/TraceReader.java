@@ -52,6 +52,8 @@ public final class TraceReader implements Iterable<TraceRecord>, Closeable {
   private static final OverheadKind[] OVERHEAD_KINDS = OverheadKind.values();
   private static final int STATE_FIELDS = StateField.values().length;
   private static final int DIM_CACHE = 64;
+  /** Blocks are about 64 KiB; only a single huge string makes one larger. Bounds the buffer a corrupt length asks for. */
+  private static final long MAX_BLOCK_BYTES = Integer.MAX_VALUE - 64;
 
   private final Path file;
   private final FileChannel channel;
@@ -89,8 +91,11 @@ public final class TraceReader implements Iterable<TraceRecord>, Closeable {
       long size = ch.size();
       ByteBuffer h = ByteBuffer.allocate(TraceFormat.HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
       readAt(ch, h, 0);
-      int magicBytes = (int) Math.min(h.position(), TraceFormat.MAGIC.length);
-      if (!Arrays.equals(h.array(), 0, magicBytes, TraceFormat.MAGIC, 0, magicBytes) || size == 0) {
+      if (size == 0) {
+        throw new TraceFormatException(0, "not a gitm trace: the file is empty (at byte offset 0)");
+      }
+      int magicBytes = Math.min(h.position(), TraceFormat.MAGIC.length);
+      if (!Arrays.equals(h.array(), 0, magicBytes, TraceFormat.MAGIC, 0, magicBytes)) {
         throw new TraceFormatException(0, "not a gitm trace: the file does not start with \"GITMTRC1\" (at byte offset 0)");
       }
       if (size < TraceFormat.HEADER_BYTES) {
@@ -247,6 +252,9 @@ public final class TraceReader implements Iterable<TraceRecord>, Closeable {
       return false;
     }
     long payloadAt = at + TraceFormat.BLOCK_HEADER_BYTES;
+    if (length > MAX_BLOCK_BYTES) {
+      throw TraceFormatException.corrupt(at, "a block of " + length + " bytes is larger than any writer makes");
+    }
     if (length > size - payloadAt) {
       throw TraceFormatException.corrupt(at, "a block of " + length + " bytes is cut short (the file ends at byte "
           + size + ")");

@@ -110,7 +110,7 @@ class TraceCorruptionTest {
     List<Integer> blocks = blockOffsets(bytes);
     int end = blocks.getLast();
 
-    assertThat(error(Arrays.copyOf(bytes, 0))).hasMessageContaining("not a gitm trace");
+    assertThat(error(Arrays.copyOf(bytes, 0))).hasMessage("not a gitm trace: the file is empty (at byte offset 0)");
     assertThat(error(Arrays.copyOf(bytes, 11))).hasMessage("truncated or corrupt at byte offset 0: the header is cut"
         + " short (the file has 11 bytes)");
     assertThat(error(Arrays.copyOf(bytes, 40))).hasMessageStartingWith("truncated or corrupt at byte offset 12: the"
