@@ -191,6 +191,6 @@ final class TraceInfoCommand implements Callable<Integer> {
   }
 
   private static String abbreviate(String s, int max) {
-    return s.length() <= max ? s : s.substring(0, max - 1) + "…";
+    return s.length() <= max ? s : s.substring(0, max - 3) + "...";
   }
 }
