@@ -292,7 +292,6 @@ public final class KinetoImporter {
         skipped.merge(cat + ": no ts", 1L, Long::sum);
         return;
       }
-      long start = baseNs + e.tsNs;
       long dur = 0;
       if (!e.hasDur) {
         missing(cat, "dur");
@@ -301,13 +300,31 @@ public final class KinetoImporter {
       } else {
         dur = e.durNs;
       }
-      long end = start + dur;
       String name = e.name;
       if (name == null || name.isEmpty()) {
         missing(cat, "name");
         name = "";
       }
-      TraceRecord r = switch (type) {
+      TraceRecord r;
+      try {
+        long start = Math.addExact(baseNs, e.tsNs);
+        r = record(e, type, name, start, Math.addExact(start, dur));
+      } catch (ArithmeticException | IllegalArgumentException ex) {
+        String why = ex instanceof ArithmeticException ? "its time is out of range" : ex.getMessage();
+        throw new java.io.UncheckedIOException(
+            new KinetoFormatException(e.line, e.column, "trace event cannot be imported: " + why));
+      }
+      try {
+        writer.write(r);
+      } catch (IOException ex) {
+        throw new java.io.UncheckedIOException(ex);
+      }
+      records.merge(type, 1L, Long::sum);
+    }
+
+    private TraceRecord record(Event e, String type, String name, long start, long end) {
+      String cat = e.cat;
+      return switch (type) {
         case "kernel" -> new KernelRecord(name.isEmpty() ? "(unnamed kernel)" : name, device(e), stream(e),
             correlation(e), start, end, dim(e, e.grid, "grid"), dim(e, e.block, "block"),
             e.hasRegisters ? (int) e.registers : missingInt(cat, "args.registers per thread"),
@@ -321,12 +338,6 @@ public final class KinetoImporter {
         case "overhead" -> new OverheadRecord(overheadKind(name), thread(e), start, end);
         default -> throw new IllegalStateException("unhandled type " + type);
       };
-      try {
-        writer.write(r);
-      } catch (IOException ex) {
-        throw new java.io.UncheckedIOException(ex);
-      }
-      records.merge(type, 1L, Long::sum);
     }
 
     private CopyRecord copy(Event e, String name, long start, long end) {

@@ -283,6 +283,21 @@ class KinetoImporterTest {
   }
 
   @Test
+  void aTimeBeyondTheRangeOfNanosecondsIsAnErrorAtItsEvent() throws Exception {
+    Path in = dir.resolve("far.json");
+    Files.writeString(in, """
+        {"baseTimeNanoseconds": 1700000000000000000, "traceEvents": [
+          {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 7600000000000000, "dur": 1}
+        ]}
+        """);
+    Path out = dir.resolve("far.gtrace");
+    assertThatThrownBy(() -> KinetoImporter.importTrace(in, out)).isInstanceOf(KinetoFormatException.class)
+        .hasMessage("line 2, column 3: trace event cannot be imported: its time is out of range");
+    assertThat(out).doesNotExist();
+    assertThat(dir.resolve("far.gtrace.tmp")).doesNotExist();
+  }
+
+  @Test
   void filesThatAreNotKinetoTracesAreNamedSo() throws Exception {
     Path out = dir.resolve("o.gtrace");
     Path noEvents = dir.resolve("a.json");
