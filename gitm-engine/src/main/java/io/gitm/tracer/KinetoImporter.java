@@ -42,6 +42,7 @@ import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.core.ObjectReadContext;
 import tools.jackson.core.TokenStreamLocation;
+import tools.jackson.core.exc.UnexpectedEndOfInputException;
 import tools.jackson.core.json.JsonFactory;
 
 /**
@@ -59,7 +60,7 @@ import tools.jackson.core.json.JsonFactory;
  *
  * <p>Time: {@code ts} and {@code dur} are microseconds (the trace-event format's unit, with up to three decimals, read
  * exactly); {@code displayTimeUnit} only changes how viewers display them. When {@code baseTimeNanoseconds} is present
- * (Kineto since 2023), {@code ts} is relative to it and the imported times are Unix-epoch nanoseconds; without it,
+ * (newer Kineto versions), {@code ts} is relative to it and the imported times are Unix-epoch nanoseconds; without it,
  * timestamps of 10^18 ns or more are taken as Unix-epoch times (older Kineto wrote absolute epoch microseconds), smaller
  * ones as a host monotonic clock. A trace written in nanoseconds by another tool can be imported with
  * {@link TimeUnit#NANOSECONDS}. Kineto reports a kernel's shared memory as one sum: it is stored as static shared
@@ -69,7 +70,10 @@ import tools.jackson.core.json.JsonFactory;
  * correlation id, a 1x1x1 grid or block) and is counted in {@link Result#missing()}; an event without {@code ts}
  * is skipped and counted. The file is read twice with a streaming parser: first to check it whole and to find its
  * devices and clock, then to write; a malformed or truncated file gives a {@link KinetoFormatException} naming the
- * line and column, and nothing is written (the writer's temporary file is deleted).
+ * line and column, and nothing is written (the writer's temporary file is deleted). The one exception is the one the
+ * trace-event format makes: a file in its JSON Array Format ({@code [ {...}, {...},}) may end without its closing
+ * bracket after a whole event (early Kineto wrote such files); it imports, with the meta attribute
+ * {@code kineto.unterminatedArray}.
  */
 public final class KinetoImporter {
   private static final JsonFactory JSON = JsonFactory.builder().build();
@@ -463,7 +467,7 @@ public final class KinetoImporter {
       TokenStreamLocation at = e.getLocation() != null && e.getLocation() != TokenStreamLocation.NA
           ? e.getLocation() : p != null ? p.currentLocation() : TokenStreamLocation.NA;
       String msg = e.getOriginalMessage() == null ? e.getClass().getSimpleName() : e.getOriginalMessage();
-      if (msg.contains("end-of-input") || msg.contains("Unexpected end of ZLIB")) {
+      if (endOfInput(e) || msg.contains("Unexpected end of ZLIB")) {
         msg = "the file is truncated: " + msg;
       }
       throw new KinetoFormatException(at.getLineNr(), at.getColumnNr(), firstLine(msg));
@@ -484,7 +488,10 @@ public final class KinetoImporter {
     JsonToken root = p.nextToken();
     if (root == JsonToken.START_ARRAY) {
       h.hasEvents = true;
-      events(p, unit, e, events);
+      if (!events(p, unit, e, events, true)) {
+        h.attributes.put("kineto.unterminatedArray", "true");
+        return h;
+      }
     } else if (root == JsonToken.START_OBJECT) {
       String field;
       while ((field = p.nextName()) != null) {
@@ -495,7 +502,7 @@ public final class KinetoImporter {
               throw error(p, "\"traceEvents\" is not an array");
             }
             h.hasEvents = true;
-            events(p, unit, e, events);
+            events(p, unit, e, events, false);
           }
           case "deviceProperties" -> deviceProperties(p, h);
           case "baseTimeNanoseconds" -> {
@@ -532,10 +539,30 @@ public final class KinetoImporter {
     return h;
   }
 
-  private static void events(JsonParser p, TimeUnit unit, Event e, Consumer<Event> events) throws IOException {
-    JsonToken t;
-    while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+  /**
+   * Reads the events of the array at the current token; true when the array was closed. When {@code openEndAllowed}
+   * (the JSON Array Format, whose closing bracket the trace-event format makes optional so that a crashed tracer's
+   * output stays readable), input that ends right after a whole event, with or without a comma, ends the array: false.
+   */
+  private static boolean events(JsonParser p, TimeUnit unit, Event e, Consumer<Event> events, boolean openEndAllowed)
+      throws IOException {
+    while (true) {
+      JsonToken t;
+      try {
+        t = p.nextToken();
+      } catch (JacksonException end) {
+        if (openEndAllowed && endOfInput(end)) {
+          return false;
+        }
+        throw end;
+      }
+      if (t == JsonToken.END_ARRAY) {
+        return true;
+      }
       if (t == null) {
+        if (openEndAllowed) {
+          return false;
+        }
         throw error(p, "the file is truncated inside \"traceEvents\"");
       }
       if (t != JsonToken.START_OBJECT) {
@@ -753,6 +780,12 @@ public final class KinetoImporter {
     } catch (ArithmeticException ex) {
       throw new KinetoFormatException(e.line, e.column, "trace event \"" + field + "\" is out of range: " + d);
     }
+  }
+
+  /** Whether the parser failed because the input ended (Jackson reports some of these cases by message only). */
+  private static boolean endOfInput(JacksonException e) {
+    String msg = e.getOriginalMessage();
+    return e instanceof UnexpectedEndOfInputException || (msg != null && msg.contains("end-of-input"));
   }
 
   private static Long parseLong(String s) {

@@ -328,6 +328,58 @@ class KinetoImporterTest {
   }
 
   @Test
+  void theJsonArrayFormMayOmitItsClosingBracketAsEarlyKinetoDidButAnEventCutShortIsStillAnError()
+      throws Exception {
+    String events = """
+        [
+          {
+            "ph": "X", "cat": "Runtime",
+            "name": "cudaLaunchKernel", "pid": 3125, "tid": "3125",
+            "ts": 1637062398455150, "dur": 9,
+            "args": {
+              "cbid": 211, "correlation": 1987,
+              "external id": 14, "external ts": 1637062398455120
+            }
+          },
+          {
+            "ph": "X", "cat": "Kernel",
+            "name": "volta_sgemm_128x64_nn", "pid": 0, "tid": "stream 7",
+            "ts": 1637062398455171, "dur": 152,
+            "args": {
+              "queued": 0, "device": 0, "context": 1,
+              "stream": 7, "correlation": 1987, "external id": 14,
+              "registers per thread": 120,
+              "shared memory": 32768,
+              "warps per SM": 2.5,
+              "grid": [8, 16, 1],
+              "block": [256, 1, 1]
+            }
+          },""";
+    Path open = dir.resolve("open.json");
+    Files.writeString(open, events);
+    KinetoImporter.Result r = KinetoImporter.importTrace(open, dir.resolve("open.gtrace"));
+    assertThat(r.records()).containsExactlyInAnyOrderEntriesOf(Map.of("api", 1L, "kernel", 1L));
+    assertThat(r.meta().attributes()).containsEntry("kineto.unterminatedArray", "true");
+    assertThat(r.meta().clock()).isEqualTo(ClockDomain.UNIX_EPOCH);
+
+    Path withoutComma = dir.resolve("open2.json");
+    Files.writeString(withoutComma, events.substring(0, events.length() - 1));
+    assertThat(KinetoImporter.importTrace(withoutComma, dir.resolve("open2.gtrace")).recordCount()).isEqualTo(2);
+
+    Path cut = dir.resolve("cut.json");
+    Files.writeString(cut, events.substring(0, events.indexOf("\"warps per SM\"")));
+    assertThatThrownBy(() -> KinetoImporter.importTrace(cut, dir.resolve("cut.gtrace")))
+        .isInstanceOf(KinetoFormatException.class).hasMessageContaining("the file is truncated");
+    assertThat(dir.resolve("cut.gtrace")).doesNotExist();
+
+    Path objectCut = dir.resolve("object-cut.json");
+    Files.writeString(objectCut, "{\"traceEvents\": " + events);
+    assertThatThrownBy(() -> KinetoImporter.importTrace(objectCut, dir.resolve("object-cut.gtrace")))
+        .as("the object form has no optional end").isInstanceOf(KinetoFormatException.class)
+        .hasMessageContaining("the file is truncated");
+  }
+
+  @Test
   void theJsonArrayFormWithoutAnEnclosingObjectImportsToo() throws Exception {
     Path in = dir.resolve("array.json");
     Files.writeString(in, """
