@@ -213,6 +213,36 @@ class TraceRoundTripTest {
     assertThat(Files.readAllBytes(f)).isEqualTo(expected.toByteArray());
   }
 
+  /**
+   * {@code tracer/golden-v1.gtrace} holds {@link Samples#everyType()} with {@link Samples#META} in one block: a fixed
+   * reference for other writers of the format (the C injection library). Set {@code -Dgitm.regenerateGolden=true}
+   * to rewrite it after a deliberate format change.
+   */
+  @Test
+  void theGoldenFileOfEveryRecordTypeReadsBackAndIsReproducedByteForByte() throws Exception {
+    Path f = dir.resolve("golden.gtrace");
+    Samples.write(f, Samples.META, Samples.everyType());
+    if (Boolean.getBoolean("gitm.regenerateGolden")) {
+      Files.copy(f, Path.of("src/test/resources/tracer/golden-v1.gtrace"),
+          java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    }
+    byte[] golden;
+    try (var in = TraceRoundTripTest.class.getResourceAsStream("/tracer/golden-v1.gtrace")) {
+      assertThat(in).as("test resource tracer/golden-v1.gtrace").isNotNull();
+      golden = in.readAllBytes();
+    }
+    assertThat(Files.readAllBytes(f)).isEqualTo(golden);
+    Path copy = dir.resolve("copy.gtrace");
+    Files.write(copy, golden);
+    try (TraceReader r = TraceReader.open(copy)) {
+      assertThat(r.meta()).isEqualTo(Samples.META);
+      List<TraceRecord> back = new ArrayList<>();
+      r.read(back::add);
+      assertThat(back).containsExactlyElementsOf(Samples.everyType());
+      assertThat(r.blocks()).isEqualTo(1);
+    }
+  }
+
   @Test
   void readingTwiceFromOneReaderIsRefused() throws Exception {
     Path f = dir.resolve("twice.gtrace");
