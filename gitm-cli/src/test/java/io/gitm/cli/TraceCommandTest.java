@@ -152,6 +152,20 @@ class TraceCommandTest {
   }
 
   @Test
+  void infoOfAnEmptyTraceSaysSoWithoutASpan() throws Exception {
+    Path t = dir.resolve("empty.gtrace");
+    try (TraceWriter w = TraceWriter.create(t, new TraceMeta("cupti", ClockDomain.HOST_MONOTONIC, List.of(),
+        Map.of()))) {
+      assertThat(w.records()).isZero();
+    }
+    Run r = gitm("trace", "info", t.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("devices      none")
+        .contains("records      0: kernel 0, copy 0, memset 0, sync 0, api 0, overhead 0, state 0, marker 0")
+        .doesNotContain("span").doesNotContain("top kernels");
+  }
+
+  @Test
   void infoWithJsonPrintsTheSummaryAsData() throws Exception {
     Path t = gtrace("run.gtrace");
     Run r = gitm("trace", "info", t.toString(), "--json");
