@@ -22,7 +22,7 @@ import picocli.CommandLine.Parameters;
 final class TraceImportCommand implements Callable<Integer> {
   /** The unit of ts/dur on the command line. */
   enum Unit {
-    us, ns
+    auto, us, ns
   }
 
   @CommandLine.Spec
@@ -35,8 +35,9 @@ final class TraceImportCommand implements Callable<Integer> {
       description = "Where to write the trace (default: the input's name with .gtrace).")
   Path output;
 
-  @Option(names = "--ts-unit", paramLabel = "UNIT", defaultValue = "us",
-      description = "Unit of ts/dur in the input: us (the trace-event format's, what Kineto writes; default) or ns.")
+  @Option(names = "--ts-unit", paramLabel = "UNIT", defaultValue = "auto",
+      description = {"Unit of ts/dur in the input: us (the trace-event format's, what Kineto writes), ns, or auto "
+          + "(default: us, unless the times cannot be microseconds, then ns)."})
   Unit unit;
 
   @Option(names = "--json", description = "Print the import report as JSON.")
@@ -51,8 +52,11 @@ final class TraceImportCommand implements Callable<Integer> {
     TraceFiles.requireOutput(cl, input, out);
     KinetoImporter.Result r;
     try {
-      r = KinetoImporter.importTrace(input, out,
-          unit == Unit.ns ? KinetoImporter.TimeUnit.NANOSECONDS : KinetoImporter.TimeUnit.MICROSECONDS);
+      r = KinetoImporter.importTrace(input, out, switch (unit) {
+        case auto -> KinetoImporter.TimeUnit.AUTO;
+        case us -> KinetoImporter.TimeUnit.MICROSECONDS;
+        case ns -> KinetoImporter.TimeUnit.NANOSECONDS;
+      });
     } catch (IOException e) {
       throw TraceFiles.failure(input, out, e);
     }

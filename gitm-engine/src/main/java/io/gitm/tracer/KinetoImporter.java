@@ -62,8 +62,9 @@ import tools.jackson.core.json.JsonFactory;
  * exactly); {@code displayTimeUnit} only changes how viewers display them. When {@code baseTimeNanoseconds} is present
  * (newer Kineto versions), {@code ts} is relative to it and the imported times are Unix-epoch nanoseconds; without it,
  * timestamps of 10^18 ns or more are taken as Unix-epoch times (older Kineto wrote absolute epoch microseconds), smaller
- * ones as a host monotonic clock. A trace written in nanoseconds by another tool can be imported with
- * {@link TimeUnit#NANOSECONDS}. Kineto reports a kernel's shared memory as one sum: it is stored as static shared
+ * ones as a host monotonic clock. A file whose timestamps cannot be microseconds (they would not fit in 64-bit
+ * nanoseconds) was written in nanoseconds by some other tool and is read so ({@link TimeUnit#AUTO}, the default); a
+ * file of small nanosecond timestamps cannot be told apart and needs {@link TimeUnit#NANOSECONDS}. Kineto reports a kernel's shared memory as one sum: it is stored as static shared
  * memory with dynamic 0. Kineto does not record memset values: they are stored as 0.
  *
  * <p>A field that is missing gets its documented "unknown" value (-1 for registers and shared memory, 0 for a
@@ -87,6 +88,11 @@ public final class KinetoImporter {
 
   /** The unit of {@code ts} and {@code dur} in the input. */
   public enum TimeUnit {
+    /**
+     * Microseconds, unless a timestamp read as microseconds would not fit in 64-bit nanoseconds (past the year 2262):
+     * then the file was written in nanoseconds, and it is read so.
+     */
+    AUTO(3),
     /** The trace-event format's unit; what Kineto writes. */
     MICROSECONDS(3),
     /** For tools that write nanoseconds despite the format. */
@@ -96,6 +102,18 @@ public final class KinetoImporter {
 
     TimeUnit(int digits) {
       this.digits = digits;
+    }
+  }
+
+  /** How one pass reads times: decimal digits to shift, and whether an overflow is noted instead of failing. */
+  private static final class Times {
+    final int digits;
+    final boolean probe;
+    boolean overflowed;
+
+    Times(int digits, boolean probe) {
+      this.digits = digits;
+      this.probe = probe;
     }
   }
 
@@ -114,21 +132,28 @@ public final class KinetoImporter {
     }
   }
 
-  /** Imports {@code json} into {@code gtrace}, reading times as microseconds. */
+  /** Imports {@code json} into {@code gtrace}, with the time unit found as {@link TimeUnit#AUTO} finds it. */
   public static Result importTrace(Path json, Path gtrace) throws IOException {
-    return importTrace(json, gtrace, TimeUnit.MICROSECONDS);
+    return importTrace(json, gtrace, TimeUnit.AUTO);
   }
 
   /** Imports {@code json} into {@code gtrace}; a bad input leaves {@code gtrace} as it was. */
   public static Result importTrace(Path json, Path gtrace, TimeUnit unit) throws IOException {
     Scan scan = new Scan();
-    Header header = parse(json, unit, scan::accept);
-    TraceMeta meta = meta(json, header, scan, unit);
+    Times probe = new Times(unit.digits, unit == TimeUnit.AUTO);
+    Header header = parse(json, probe, scan::accept);
+    TimeUnit resolved = unit == TimeUnit.AUTO ? TimeUnit.MICROSECONDS : unit;
+    if (probe.overflowed) {
+      resolved = TimeUnit.NANOSECONDS;
+      scan = new Scan();
+      header = parse(json, new Times(resolved.digits, false), scan::accept);
+    }
+    TraceMeta meta = meta(json, header, scan, resolved, probe.overflowed);
     Converter converter = new Converter(meta.clock() == ClockDomain.UNIX_EPOCH ? header.baseNs : 0);
     TraceWriter writer = TraceWriter.create(gtrace, meta);
     try {
       converter.writer = writer;
-      parse(json, unit, converter::accept);
+      parse(json, new Times(resolved.digits, false), converter::accept);
       writer.close();
     } catch (IOException | RuntimeException e) {
       writer.abort();
@@ -139,7 +164,7 @@ public final class KinetoImporter {
         Collections.unmodifiableSortedMap(converter.skipped));
   }
 
-  private static TraceMeta meta(Path json, Header h, Scan scan, TimeUnit unit) {
+  private static TraceMeta meta(Path json, Header h, Scan scan, TimeUnit unit, boolean detected) {
     SortedSet<Integer> ids = new TreeSet<>(scan.devices);
     ids.addAll(h.deviceNames.keySet());
     List<TraceDevice> devices = new ArrayList<>();
@@ -150,7 +175,8 @@ public final class KinetoImporter {
         && scan.minTsNs >= EPOCH_THRESHOLD_NS);
     Map<String, String> attributes = new TreeMap<>(h.attributes);
     attributes.put("importedFrom", String.valueOf(json.getFileName()));
-    attributes.put("kineto.timeUnit", unit == TimeUnit.MICROSECONDS ? "us" : "ns");
+    attributes.put("kineto.timeUnit", (unit == TimeUnit.NANOSECONDS ? "ns" : "us")
+        + (detected ? " (detected: the times do not fit as microseconds)" : ""));
     return new TraceMeta("kineto", absolute ? ClockDomain.UNIX_EPOCH : ClockDomain.HOST_MONOTONIC, devices,
         attributes);
   }
@@ -456,7 +482,7 @@ public final class KinetoImporter {
    * Parses the whole file, handing each event to {@code events}; returns the top-level fields. Any JSON error, a
    * truncated file, or a malformed event is a {@link KinetoFormatException} naming the line and column.
    */
-  private static Header parse(Path json, TimeUnit unit, Consumer<Event> events) throws IOException {
+  private static Header parse(Path json, Times unit, Consumer<Event> events) throws IOException {
     JsonParser p = null;
     try (InputStream in = open(json)) {
       p = JSON.createParser(ObjectReadContext.empty(), in);
@@ -482,7 +508,7 @@ public final class KinetoImporter {
     }
   }
 
-  private static Header parse(JsonParser p, TimeUnit unit, Consumer<Event> events) throws IOException {
+  private static Header parse(JsonParser p, Times unit, Consumer<Event> events) throws IOException {
     Header h = new Header();
     Event e = new Event();
     JsonToken root = p.nextToken();
@@ -544,7 +570,7 @@ public final class KinetoImporter {
    * (the JSON Array Format, whose closing bracket the trace-event format makes optional so that a crashed tracer's
    * output stays readable), input that ends right after a whole event, with or without a comma, ends the array: false.
    */
-  private static boolean events(JsonParser p, TimeUnit unit, Event e, Consumer<Event> events, boolean openEndAllowed)
+  private static boolean events(JsonParser p, Times unit, Event e, Consumer<Event> events, boolean openEndAllowed)
       throws IOException {
     while (true) {
       JsonToken t;
@@ -578,7 +604,7 @@ public final class KinetoImporter {
     }
   }
 
-  private static void event(JsonParser p, TimeUnit unit, Event e) throws IOException {
+  private static void event(JsonParser p, Times unit, Event e) throws IOException {
     String field;
     while ((field = p.nextName()) != null) {
       JsonToken t = p.nextToken();
@@ -760,7 +786,7 @@ public final class KinetoImporter {
   }
 
   /** A time field, exactly, in nanoseconds. */
-  private static long time(JsonParser p, JsonToken t, TimeUnit unit, Event e, String field) throws IOException {
+  private static long time(JsonParser p, JsonToken t, Times unit, Event e, String field) throws IOException {
     BigDecimal d;
     try {
       d = switch (t) {
@@ -778,6 +804,10 @@ public final class KinetoImporter {
     try {
       return d.movePointRight(unit.digits).setScale(0, RoundingMode.HALF_EVEN).longValueExact();
     } catch (ArithmeticException ex) {
+      if (unit.probe) {
+        unit.overflowed = true;
+        return 0;
+      }
       throw new KinetoFormatException(e.line, e.column, "trace event \"" + field + "\" is out of range: " + d);
     }
   }

@@ -161,6 +161,32 @@ class KinetoImporterTest {
   }
 
   @Test
+  void epochNanosecondTimestampsAreRecognizedBecauseTheyCannotBeMicroseconds() throws Exception {
+    Path in = dir.resolve("epoch-ns.json");
+    Files.writeString(in, """
+        {"displayTimeUnit": "ns", "traceEvents": [
+          {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 9, "tid": 9,
+           "ts": 1764457200000001234, "dur": 3500, "args": {"correlation": 4}},
+          {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1764457200000009000, "dur": 1001,
+           "args": {"device": 0, "stream": 7, "correlation": 4, "grid": [1, 1, 1], "block": [64, 1, 1],
+                    "registers per thread": 16, "shared memory": 0}}
+        ]}
+        """);
+    KinetoImporter.Result r = KinetoImporter.importTrace(in, dir.resolve("epoch-ns.gtrace"));
+    assertThat(r.meta().clock()).isEqualTo(ClockDomain.UNIX_EPOCH);
+    assertThat(r.meta().attributes().get("kineto.timeUnit")).startsWith("ns (detected");
+    List<TraceRecord> rs = Samples.readAll(dir.resolve("epoch-ns.gtrace"));
+    assertThat(rs.get(0).startNs()).isEqualTo(1764457200000001234L);
+    assertThat(rs.get(0).durationNs()).isEqualTo(3500);
+    assertThat(rs.get(1).startNs()).isEqualTo(1764457200000009000L);
+    assertThat(rs.get(1).durationNs()).isEqualTo(1001);
+
+    assertThatThrownBy(() -> KinetoImporter.importTrace(in, dir.resolve("forced-us.gtrace"),
+        KinetoImporter.TimeUnit.MICROSECONDS)).isInstanceOf(KinetoFormatException.class)
+        .hasMessage("line 2, column 3: trace event \"ts\" is out of range: 1764457200000001234");
+  }
+
+  @Test
   void severalDevicesAndEventsOutOfOrderImportWithTheirOwnDevicesAndStreams() throws Exception {
     Path out = dir.resolve("two.gtrace");
     KinetoImporter.Result result = KinetoImporter.importTrace(fixture("kineto-two-gpus-out-of-order.json"), out);
