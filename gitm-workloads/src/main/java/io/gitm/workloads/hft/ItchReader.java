@@ -31,15 +31,18 @@ final class ItchReader {
     if (in.length == 0) {
       throw new ItchFormatException(0, "empty input, no messages");
     }
+    // Each framing is tried on the first messages; where both parse, a plausible first prefix (the type's length
+    // or zero) decides; where neither does, the one that got further is reported.
+    long withPrefix = probe(in, true);
+    long without = probe(in, false);
     boolean prefixed;
-    long prefixedReach = probe(in, true);
-    if (prefixedReach < 0) {
-      prefixed = true;
-    } else if (probe(in, false) < 0) {
-      prefixed = false;
+    if (withPrefix < 0 && without < 0) {
+      int p = in.length >= 3 ? Itch.u16(in, 0) : -1;
+      prefixed = p == 0 || p == Itch.length(in[2]);
+    } else if (withPrefix < 0 || without < 0) {
+      prefixed = withPrefix < 0;
     } else {
-      // Neither framing parses; report with the one whose prefix looks right at the start.
-      prefixed = in.length >= 3 && Itch.length(in[0]) == 0;
+      prefixed = withPrefix >= without;
     }
     return parseAll(in, prefixed);
   }
@@ -55,12 +58,6 @@ final class ItchReader {
       int len = Itch.length(in[start]);
       if (len == 0 || start + len > in.length) {
         return start;
-      }
-      if (prefixed) {
-        int p = Itch.u16(in, at);
-        if (p != len && p != 0 && n == 0) {
-          return at;
-        }
       }
       at = start + len;
     }
