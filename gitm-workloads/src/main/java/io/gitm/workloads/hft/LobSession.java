@@ -66,6 +66,7 @@ final class LobSession implements Workload.Session {
   private final List<Long> latencies = new ArrayList<>();
   private final boolean profile;
   private final Map<String, double[]> kernelMillis = new LinkedHashMap<>();
+  private final Map<String, double[]> kernelWork = new LinkedHashMap<>();
   private Event stateDone;
   private int nextInput;
   private long batchesRun;
@@ -501,6 +502,14 @@ final class LobSession implements Workload.Session {
       }
       if (profile) {
         slot.marks[mark++].record(cs);
+        if (record) {
+          io.gitm.device.Work w = calls[q].kernel.def().work().apply(calls[q].launch, calls[q].args);
+          double[] acc = kernelWork.computeIfAbsent(LobKernels.ORDER.get(q), x -> new double[4]);
+          acc[0] += w.flops();
+          acc[1] += w.bytesRead();
+          acc[2] += w.bytesWritten();
+          acc[3] += 1;
+        }
       }
       device.launch(calls[q].kernel, calls[q].launch, cs, calls[q].args);
       if (profile) {
@@ -640,6 +649,11 @@ final class LobSession implements Workload.Session {
   /** Per stage (h2d, each kernel, d2h): total device milliseconds and count, from the profiling pass. */
   Map<String, double[]> kernelMillis() {
     return kernelMillis;
+  }
+
+  /** Per kernel, from the profiling pass: summed work-model flops, bytes read, bytes written, and launches. */
+  Map<String, double[]> kernelWork() {
+    return kernelWork;
   }
 
   /** Latency of every retired batch, host nanoseconds from queuing to output read. */
