@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * Power, temperature and the SM clock. Board power is idle power plus dynamic power proportional to multiprocessor
- * load and to (clock / boost)^2.5; the die temperature follows a first-order RC model towards
+ * load (averaged over a 10 ms window) and to (clock / boost)^2.5; the die temperature follows a first-order RC model towards
  * ambient + power x resistance with time constant tau. The clock is the boost clock limited by, in turn: the
  * thermal slowdown (linear from the SW slowdown temperature, halved above the HW one), the power limit (the clock
  * at which the present load draws the limit), a locked clock, and an external power brake. The reasons are NVML's
@@ -30,6 +30,10 @@ final class Governor {
   private double factor = 1.0;
   private long reasons;
   private double power;
+  /** Multiprocessor load averaged over the controller's window. */
+  private double load;
+  /** Time constant of the power controller's load average (model assumption). */
+  private static final double LOAD_WINDOW_NS = 10e6;
 
   Governor(SimSpec spec, List<InjectedFault> faults) {
     this.spec = spec;
@@ -48,14 +52,14 @@ final class Governor {
     while (t < now) {
       long bucket = t / Activity.BUCKET_NS;
       long next = Math.min(now, (bucket + 1) * Activity.BUCKET_NS);
-      double load = activity.loadIn(bucket);
+      load += (activity.loadIn(bucket) - load) * (1 - Math.exp(-(next - t) / LOAD_WINDOW_NS));
       update(t, load);
       double target = ambient(t) + power * spec.thermalResistanceCPerW();
       temperature = target + (temperature - target) * Math.exp(-(next - t) / tau);
       t = next;
     }
     lastNs = now;
-    update(now, activity.loadIn(now / Activity.BUCKET_NS));
+    update(now, load);
   }
 
   private double ambient(long t) {
