@@ -1,0 +1,64 @@
+package io.gitm.sim;
+
+import io.gitm.device.DeviceException;
+import io.gitm.device.Event;
+import io.gitm.device.Stream;
+import java.util.ArrayDeque;
+import java.util.List;
+
+/** A stream of the simulated device: a FIFO queue whose tail is when its last queued operation ends. */
+final class SimStream implements Stream {
+  /** Work captured into a graph, replayed onto a target stream under one correlation id. */
+  @FunctionalInterface
+  interface Node {
+    void replay(SimStream target, long correlation);
+  }
+
+  /** An L2 persisting window: bytes and hit ratio. */
+  record L2Window(long bytes, float hitRatio) {
+  }
+
+  final SimDevice device;
+  final int id;
+  final int priority;
+  /** End times of queued operations not yet known to be done, oldest first (the launch queue). */
+  final ArrayDeque<Long> pending = new ArrayDeque<>();
+  long tail;
+  List<Node> capture;
+  L2Window l2Window;
+  boolean destroyed;
+
+  SimStream(SimDevice device, int id, int priority) {
+    this.device = device;
+    this.id = id;
+    this.priority = priority;
+  }
+
+  @Override
+  public int id() {
+    return id;
+  }
+
+  @Override
+  public int priority() {
+    return priority;
+  }
+
+  @Override
+  public void synchronize() {
+    device.synchronize(this);
+  }
+
+  @Override
+  public void waitEvent(Event event) {
+    if (!(event instanceof SimDevice.SimEvent e)) {
+      throw new DeviceException("cuStreamWaitEvent", 400, "CUDA_ERROR_INVALID_HANDLE", "not a simulated event");
+    }
+    device.waitEvent(this, e);
+  }
+
+  @Override
+  public void close() {
+    device.destroy(this);
+  }
+}
