@@ -16,6 +16,7 @@ import io.gitm.device.LaunchConfig;
 import io.gitm.device.MathMode;
 import io.gitm.device.Module;
 import io.gitm.device.Stream;
+import io.gitm.device.Work;
 import io.gitm.trace.Dim3;
 import io.gitm.workload.ExecutionConfig;
 import io.gitm.workload.ExecutionConfig.Allocation;
@@ -146,8 +147,9 @@ final class LobSession implements Workload.Session {
           kernels[q].setPreferredSharedCarveout(cfg.sharedCarveoutPercent());
         }
       }
+      // The legacy default stream serves the plain configuration only: it cannot be captured into a graph.
       ownDefault = cfg.streams() > 1 || cfg.copyComputeOverlap() || cfg.latencyStreamPriority() != 0
-          || cfg.l2PersistBytes() > 0;
+          || cfg.l2PersistBytes() > 0 || cfg.graphCapture();
       if (ownDefault) {
         for (int s = 0; s < cfg.streams(); s++) {
           computeStreams.add(device.createStream(cfg.latencyStreamPriority()));
@@ -170,6 +172,7 @@ final class LobSession implements Workload.Session {
           b.putFloat(v);
         }
         device.copy(w, 0, h, 0, 4L * LobLayout.WEIGHTS);
+        device.synchronize(); // a pageable copy may return before its DMA lands
       }
       if (cfg.l2PersistBytes() > 0) {
         for (Stream s : computeStreams) {
@@ -313,6 +316,7 @@ final class LobSession implements Workload.Session {
     final HostMemory hin;
     final HostMemory hout;
     final Event h2d;
+    final Event allocated;
     final Event computed;
     final Event done;
     final Event stateReady;
@@ -326,6 +330,7 @@ final class LobSession implements Workload.Session {
       hin = device.allocHost(inputCapacity, cfg.hostMemory());
       hout = device.allocHost(outBytes, cfg.hostMemory());
       h2d = device.createEvent(false);
+      allocated = device.createEvent(false);
       computed = device.createEvent(false);
       done = device.createEvent(false);
       stateReady = device.createEvent(false);
@@ -348,7 +353,7 @@ final class LobSession implements Workload.Session {
         fixed.free(computeStreams.getFirst());
         fixed = null;
       }
-      for (AutoCloseable c : new AutoCloseable[] {hin, hout, h2d, computed, done, stateReady}) {
+      for (AutoCloseable c : new AutoCloseable[] {hin, hout, h2d, allocated, computed, done, stateReady}) {
         try {
           if (c != null) {
             c.close();
@@ -480,6 +485,11 @@ final class LobSession implements Workload.Session {
       return new Pending(slot, b, cs, cs, firstInput, inputs, m, t0, record);
     }
     int mark = 0;
+    if (cfg.allocation() == Allocation.POOL && xs != cs) {
+      // Pool memory is allocated in cs's order; the copy stream may touch it only after that point.
+      slot.allocated.record(cs);
+      xs.waitEvent(slot.allocated);
+    }
     if (cfg.asyncCopies()) {
       if (profile) {
         slot.marks[mark++].record(xs);
@@ -494,6 +504,12 @@ final class LobSession implements Workload.Session {
       }
     } else {
       device.copy(b.in, 0, slot.hin, 0, inBytes);
+      if (cs != device.defaultStream()) {
+        // A synchronous copy runs on the legacy stream and, from pageable memory, may return before its DMA lands:
+        // the compute stream (non-blocking) waits for it explicitly.
+        slot.h2d.record(device.defaultStream());
+        cs.waitEvent(slot.h2d);
+      }
     }
     device.memsetAsync(b.hist, 0, 0, 4L * chunks * n, cs);
     for (int q = 0; q < calls.length; q++) {
@@ -503,7 +519,7 @@ final class LobSession implements Workload.Session {
       if (profile) {
         slot.marks[mark++].record(cs);
         if (record) {
-          io.gitm.device.Work w = calls[q].kernel.def().work().apply(calls[q].launch, calls[q].args);
+          Work w = calls[q].kernel.def().work().apply(calls[q].launch, calls[q].args);
           double[] acc = kernelWork.computeIfAbsent(LobKernels.ORDER.get(q), x -> new double[4]);
           acc[0] += w.flops();
           acc[1] += w.bytesRead();

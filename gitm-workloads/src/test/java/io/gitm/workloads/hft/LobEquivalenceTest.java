@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gitm.device.Device;
+import io.gitm.device.DeviceProvider;
+import io.gitm.device.DeviceRequest;
+import io.gitm.device.SchedulingMode;
 import io.gitm.device.HostMemoryKind;
 import io.gitm.workload.ExecutionConfig;
 import io.gitm.workload.ExecutionConfig.Allocation;
@@ -83,6 +86,23 @@ class LobEquivalenceTest {
     OutputDigest out = runAll(new EmulatedDevice(), config);
     assertThat(out.sha256()).as("books and features").isEqualTo(reference.sha256());
     assertThat(out.maxRelativeDifference(reference)).as("signals").isLessThanOrEqualTo(HftLobWorkload.SIGNAL_TOLERANCE);
+  }
+
+  static Device simulated() {
+    return DeviceProvider.all().stream().filter(p -> p.kind().equals("sim")).findFirst()
+        .orElseThrow(() -> new AssertionError("the sim backend (gitm-sim) is not on the test class path"))
+        .open(new DeviceRequest(0, SchedulingMode.AUTO, Map.of("preset", "h200")));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("configs")
+  void outputOnTheSimulatedDeviceEqualsReferenceUnderEveryHonouredKnob(String name, ExecutionConfig config) {
+    try (Device sim = simulated()) {
+      OutputDigest out = runAll(sim, config);
+      assertThat(out.sha256()).as("books and features").isEqualTo(reference.sha256());
+      assertThat(out.maxRelativeDifference(reference)).as("signals")
+          .isLessThanOrEqualTo(HftLobWorkload.SIGNAL_TOLERANCE);
+    }
   }
 
   @Test
