@@ -65,7 +65,8 @@ public final class HftLobWorkload implements Workload {
     }
 
     String datasetName() {
-      return dataset != null ? dataset : "itch50-s" + seed + "-n" + instruments + "-m" + bookMessages + ".itch";
+      return dataset != null ? dataset
+          : "itch50-g" + ItchGenerator.VERSION + "-s" + seed + "-n" + instruments + "-m" + bookMessages + ".itch";
     }
   }
 
