@@ -31,17 +31,24 @@ final class LobDigest {
   }
 
   void add(BatchOutput out) {
-    ByteBuffer b = ByteBuffer.allocate(out.top().length * 4 + out.features().length * 8).order(ByteOrder.LITTLE_ENDIAN);
-    for (int v : out.top()) {
-      b.putInt(v);
+    ByteBuffer top = ByteBuffer.allocate(out.top().length * 4).order(ByteOrder.LITTLE_ENDIAN);
+    top.asIntBuffer().put(out.top());
+    ByteBuffer feat = ByteBuffer.allocate(out.features().length * 8).order(ByteOrder.LITTLE_ENDIAN);
+    feat.asLongBuffer().put(out.features());
+    add(top, feat, out.signals());
+  }
+
+  /** One batch given as its little-endian top levels and features (consumed) and its signals. */
+  void add(ByteBuffer top, ByteBuffer features, float[] signals) {
+    if (top.remaining() != instruments * LobLayout.TOP * 4 || features.remaining() != instruments * LobLayout.FEAT * 8
+        || signals.length != instruments) {
+      throw new IllegalArgumentException("batch output shaped for another instrument count");
     }
-    for (long v : out.features()) {
-      b.putLong(v);
-    }
-    sha.update(b.array());
+    sha.update(top);
+    sha.update(features);
     for (int i = 0; i < instruments; i++) {
-      last[i] = out.signals()[i];
-      sum[i] += out.signals()[i];
+      last[i] = signals[i];
+      sum[i] += signals[i];
     }
     batches++;
   }

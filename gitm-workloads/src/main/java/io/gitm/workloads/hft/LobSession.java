@@ -24,6 +24,7 @@ import io.gitm.workload.IterationResult;
 import io.gitm.workload.OutputDigest;
 import io.gitm.workload.Workload;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -616,30 +617,19 @@ final class LobSession implements Workload.Session {
     long featAt = 4L * TOP * k * n;
     long sigAt = featAt + 8L * FEAT * k * n;
     for (int s = 0; s < p.inputs(); s++) {
-      int[] top = new int[TOP * n];
-      long[] feat = new long[FEAT * n];
+      ByteBuffer top = out.slice(4 * TOP * n * s, 4 * TOP * n).order(ByteOrder.LITTLE_ENDIAN);
+      ByteBuffer feat = out.slice((int) featAt + 8 * FEAT * n * s, 8 * FEAT * n).order(ByteOrder.LITTLE_ENDIAN);
       float[] sig = new float[n];
-      int t = 4 * TOP * n * s;
-      for (int q = 0; q < top.length; q++) {
-        top[q] = out.getInt(t + 4 * q);
-      }
-      int f = (int) featAt + 8 * FEAT * n * s;
-      for (int q = 0; q < feat.length; q++) {
-        feat[q] = out.getLong(f + 8 * q);
-      }
-      int g = (int) sigAt + 4 * n * s;
-      for (int q = 0; q < n; q++) {
-        sig[q] = out.getFloat(g + 4 * q);
-      }
+      out.slice((int) sigAt + 4 * n * s, 4 * n).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(sig);
       for (int i = 0; i < n; i++) {
-        long e = feat[i * FEAT + LobLayout.ERRORS];
+        long e = feat.getLong(8 * (i * FEAT + LobLayout.ERRORS));
         if (e != 0) {
           throw new IllegalStateException("hft-lob: book of stock locate " + (i + 1) + " failed in input batch "
               + (p.firstInput() + s) + ": " + LobLayout.describeErrors((int) e) + " (capacity: 2^"
               + params.logOrderSlots() + "-1 orders, " + params.levels() + " levels a side)");
         }
       }
-      digest.add(new BatchOutput(top, feat, sig));
+      digest.add(top, feat, sig);
     }
     latencies.add(latency);
     return latency;
