@@ -32,7 +32,8 @@ import java.util.Map;
  * on the simulated {@code h200} for the per-kernel comparison. Writes {@code hft-lob.json}, {@code hft-lob.txt}
  * and {@code status} (one line: {@code ok}, or why not) to the output folder.
  *
- * <p>Arguments: {@code --out DIR --data DIR [--runs N] [--messages N] [--instruments N] [--sim-batches N]}.
+ * <p>Arguments: {@code --out DIR --data DIR [--runs N] [--messages N] [--instruments N] [--sim-batches N]
+ * [--budget-s S]}: configurations still to run when {@code S} seconds have passed are skipped, and said so.
  */
 public final class HftLobBench {
   /** H200 figures for the roofline floor (bytes/s of HBM3e, FP32 and INT32 operations/s). */
@@ -91,8 +92,9 @@ public final class HftLobBench {
         Integer.parseInt(a.getOrDefault("instruments", "" + defaults.instruments())),
         Integer.parseInt(a.getOrDefault("messages", "" + defaults.bookMessages())));
     int simBatches = Integer.parseInt(a.getOrDefault("sim-batches", "20"));
+    long budgetNanos = (long) (Double.parseDouble(a.getOrDefault("budget-s", "300")) * 1e9);
     Files.createDirectories(out);
-    new HftLobBench.Run(out, data, runs, params, simBatches).run();
+    new HftLobBench.Run(out, data, runs, params, simBatches, budgetNanos).run();
   }
 
   private static final class Run {
@@ -101,12 +103,15 @@ public final class HftLobBench {
     final int runs;
     final HftLobWorkload.Params params;
     final int simBatches;
+    final long budgetNanos;
+    final long started = System.nanoTime();
     final StringBuilder text = new StringBuilder();
     final Json json = new Json();
     ItchFile file;
     OutputDigest reference;
 
-    Run(Path out, Path data, int runs, HftLobWorkload.Params params, int simBatches) {
+    Run(Path out, Path data, int runs, HftLobWorkload.Params params, int simBatches, long budgetNanos) {
+      this.budgetNanos = budgetNanos;
       this.out = out;
       this.data = data;
       this.runs = runs;
@@ -211,6 +216,11 @@ public final class HftLobBench {
       json.key("configs").array();
       for (Named c : configs()) {
         json.open().field("name", c.name()).field("config", c.config().toString());
+        if (System.nanoTime() - started > budgetNanos) {
+          line("%-36s skipped: time budget of %.0f s spent", c.name(), budgetNanos / 1e9);
+          json.field("skipped", "time budget spent").close();
+          continue;
+        }
         double[] rate = new double[runs];
         double[] p50 = new double[runs];
         double[] p99 = new double[runs];
