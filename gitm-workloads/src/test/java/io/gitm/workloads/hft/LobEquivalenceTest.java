@@ -33,13 +33,35 @@ class LobEquivalenceTest {
   static OutputDigest reference;
   static ItchFile file;
 
+  /** The small dataset pinned in {@code dir}, and the reference's output on it. */
+  record Fixture(Path dir, ItchFile file, OutputDigest reference) {
+    static Fixture in(Path dir) {
+      ItchFile f = HftDataset.load(dir, SMALL.datasetName(),
+          () -> ItchGenerator.of(SMALL.seed(), SMALL.instruments(), SMALL.bookMessages()).generate()).itch();
+      LobDigest d = new LobDigest(f.instruments());
+      LobReference.run(f, SMALL.batchMessages(), SMALL.weightSeed()).forEach(d::add);
+      return new Fixture(dir, f, d.digest());
+    }
+
+    OutputDigest run(Device device, ExecutionConfig config) {
+      try (Workload.Session s = new HftLobWorkload(SMALL).open(device, config, dir)) {
+        long messages = 0;
+        while (s.hasNext()) {
+          messages += s.step().units();
+        }
+        assertThat(messages).isEqualTo(file.count());
+        return s.output();
+      }
+    }
+  }
+
+  static Fixture fixture;
+
   @BeforeAll
   static void referenceOutput() {
-    file = HftDataset.load(data, SMALL.datasetName(),
-        () -> ItchGenerator.of(SMALL.seed(), SMALL.instruments(), SMALL.bookMessages()).generate()).itch();
-    LobDigest d = new LobDigest(file.instruments());
-    LobReference.run(file, SMALL.batchMessages(), SMALL.weightSeed()).forEach(d::add);
-    reference = d.digest();
+    fixture = Fixture.in(data);
+    file = fixture.file();
+    reference = fixture.reference();
   }
 
   static Stream<Arguments> configs() {
@@ -70,14 +92,7 @@ class LobEquivalenceTest {
   }
 
   static OutputDigest runAll(Device device, ExecutionConfig config) {
-    try (Workload.Session s = new HftLobWorkload(SMALL).open(device, config, data)) {
-      long messages = 0;
-      while (s.hasNext()) {
-        messages += s.step().units();
-      }
-      assertThat(messages).isEqualTo(file.count());
-      return s.output();
-    }
+    return fixture.run(device, config);
   }
 
   @ParameterizedTest(name = "{0}")
