@@ -714,7 +714,14 @@ final class LobSession implements Workload.Session {
     }
     closed = true;
     try {
-      drain();
+      // Batches still in flight are waited for and freed; their output is dropped.
+      while (!inflight.isEmpty()) {
+        Pending p = inflight.poll();
+        (cfg.asyncCopies() ? p.slot().done : p.slot().computed).synchronize();
+        if (p.batch() != p.slot().fixed) {
+          p.batch().free(p.compute());
+        }
+      }
     } finally {
       device.synchronize();
       for (Slot s : slots) {

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The workload's output through the kernels' emulations equals the plain-Java reference under every honoured knob. */
 class LobEquivalenceTest {
@@ -222,10 +223,13 @@ class LobEquivalenceTest {
     }
   }
 
-  @Test
-  void bookCapacityOverflowIsAClearError() {
+  @ParameterizedTest
+  @ValueSource(ints = {1, 3})
+  void bookCapacityOverflowIsAClearError(int streams) {
     HftLobWorkload.Params tight = new HftLobWorkload.Params(11, 40, 6000, 700, 3, 128, 7, null);
-    try (Workload.Session s = new HftLobWorkload(tight).open(new EmulatedDevice(), ExecutionConfig.shipped(), data)) {
+    EmulatedDevice device = new EmulatedDevice();
+    try (Workload.Session s = new HftLobWorkload(tight).open(device, ExecutionConfig.shipped().withStreams(streams,
+        true, false), data)) {
       assertThatThrownBy(() -> {
         while (s.hasNext()) {
           s.step();
@@ -233,5 +237,6 @@ class LobEquivalenceTest {
       }).isInstanceOf(IllegalStateException.class).hasMessageContaining("order table full")
           .hasMessageContaining("stock locate");
     }
+    assertThat(device.liveBytes()).as("everything freed after the failure").isZero();
   }
 }
