@@ -190,17 +190,24 @@ public final class HftLobBench {
         return why;
       }
       Map<String, String> options = kind.equals("sim") ? Map.of("preset", "h200") : Map.of();
-      try (Device device = provider.open(new DeviceRequest(0, SchedulingMode.AUTO, options))) {
-        var info = device.info();
-        line("\n== %s: %s (%s, driver %s, %d SMs) ==", kind, info.name(), info.kind(), info.driverVersion(),
-            info.multiprocessors());
-        json.field("available", true).key("info").open().field("name", info.name()).field("kind", info.kind().name())
-            .field("driver", info.driverVersion()).field("computeCapability", info.computeCapability())
-            .field("multiprocessors", info.multiprocessors()).close();
-        if (kind.equals("nvidia")) {
-          throughput(device);
+      DeviceRequest request = new DeviceRequest(0, SchedulingMode.AUTO, options);
+      DeviceProvider chosen = provider;
+      try {
+        try (Device device = provider.open(request)) {
+          var info = device.info();
+          line("\n== %s: %s (%s, driver %s, %d SMs) ==", kind, info.name(), info.kind(), info.driverVersion(),
+              info.multiprocessors());
+          json.field("available", true).key("info").open().field("name", info.name())
+              .field("kind", info.kind().name()).field("driver", info.driverVersion())
+              .field("computeCapability", info.computeCapability()).field("multiprocessors", info.multiprocessors())
+              .close();
         }
-        perKernel.put(kind, profile(device, kind.equals("sim") ? simBatches : Integer.MAX_VALUE));
+        // Each configuration and the profiling pass get a freshly opened device, so that a failure in one (a sticky
+        // device error) cannot spoil the others.
+        if (kind.equals("nvidia")) {
+          throughput(() -> chosen.open(request));
+        }
+        perKernel.put(kind, profile(() -> chosen.open(request), kind.equals("sim") ? simBatches : Integer.MAX_VALUE));
       } catch (RuntimeException e) {
         why = kind + " device failed: " + e;
         line("%s", why);
@@ -210,7 +217,7 @@ public final class HftLobBench {
       return why;
     }
 
-    void throughput(Device device) {
+    void throughput(java.util.function.Supplier<Device> devices) {
       line("%-36s %14s %8s %10s %8s %10s %8s  %s", "config", "messages/s", "+-%", "p50 ms", "+-%", "p99 ms", "+-%",
           "output");
       json.key("configs").array();
@@ -226,7 +233,7 @@ public final class HftLobBench {
         double[] p99 = new double[runs];
         String equal = "?";
         double maxRel = Double.NaN;
-        try {
+        try (Device device = devices.get()) {
           for (int r = -1; r < runs; r++) { // run -1 warms up the JIT and the driver, untimed
             try (LobSession s = new LobSession(device, c.config(), params, file)) {
               long wall = 0;
@@ -264,13 +271,13 @@ public final class HftLobBench {
       json.end();
     }
 
-    Map<String, Double> profile(Device device, int maxBatches) {
+    Map<String, Double> profile(java.util.function.Supplier<Device> devices, int maxBatches) {
       Map<String, Double> meanMs = new LinkedHashMap<>();
       line("\nper-kernel device time (profiling pass: events around each launch; config %s)", "pinned+async+prealloc");
       line("%-18s %10s %8s %14s %14s %10s %9s", "stage", "mean ms", "batches", "bytes/batch", "ops/batch", "floor ms",
           "x floor");
       json.key("kernels").array();
-      try (LobSession s = new LobSession(device, PROFILE, params, file, true)) {
+      try (Device device = devices.get(); LobSession s = new LobSession(device, PROFILE, params, file, true)) {
         int b = 0;
         while (s.hasNext() && b++ < maxBatches) {
           s.step();
