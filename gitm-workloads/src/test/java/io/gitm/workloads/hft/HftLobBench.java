@@ -33,7 +33,8 @@ import java.util.Map;
  * and {@code status} (one line: {@code ok}, or why not) to the output folder.
  *
  * <p>Arguments: {@code --out DIR --data DIR [--runs N] [--messages N] [--instruments N] [--sim-batches N]
- * [--budget-s S]}: configurations still to run when {@code S} seconds have passed are skipped, and said so.
+ * [--budget-s S] [--throughput KINDS]}: configurations still to run when {@code S} seconds have passed are skipped,
+ * and said so; {@code KINDS} (default {@code nvidia}) lists the device kinds the configurations are timed on.
  */
 public final class HftLobBench {
   /** H200 figures for the roofline floor (bytes/s of HBM3e, FP32 and INT32 operations/s). */
@@ -93,8 +94,9 @@ public final class HftLobBench {
         Integer.parseInt(a.getOrDefault("messages", "" + defaults.bookMessages())));
     int simBatches = Integer.parseInt(a.getOrDefault("sim-batches", "20"));
     long budgetNanos = (long) (Double.parseDouble(a.getOrDefault("budget-s", "300")) * 1e9);
+    List<String> throughputKinds = List.of(a.getOrDefault("throughput", "nvidia").split(","));
     Files.createDirectories(out);
-    new HftLobBench.Run(out, data, runs, params, simBatches, budgetNanos).run();
+    new HftLobBench.Run(out, data, runs, params, simBatches, budgetNanos, throughputKinds).run();
   }
 
   private static final class Run {
@@ -110,8 +112,12 @@ public final class HftLobBench {
     ItchFile file;
     OutputDigest reference;
 
-    Run(Path out, Path data, int runs, HftLobWorkload.Params params, int simBatches, long budgetNanos) {
+    final List<String> throughputKinds;
+
+    Run(Path out, Path data, int runs, HftLobWorkload.Params params, int simBatches, long budgetNanos,
+        List<String> throughputKinds) {
       this.budgetNanos = budgetNanos;
+      this.throughputKinds = throughputKinds;
       this.out = out;
       this.data = data;
       this.runs = runs;
@@ -204,7 +210,7 @@ public final class HftLobBench {
         }
         // Each configuration and the profiling pass get a freshly opened device, so that a failure in one (a sticky
         // device error) cannot spoil the others.
-        if (kind.equals("nvidia")) {
+        if (throughputKinds.contains(kind)) {
           throughput(() -> chosen.open(request));
         }
         perKernel.put(kind, profile(() -> chosen.open(request), kind.equals("sim") ? simBatches : Integer.MAX_VALUE));
