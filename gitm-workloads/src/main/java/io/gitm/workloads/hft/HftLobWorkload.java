@@ -101,6 +101,9 @@ public final class HftLobWorkload implements Workload {
   @Override
   public Session open(Device device, ExecutionConfig config, Path dataDir) {
     LobSession.check(config);
+    if (device == null || dataDir == null) {
+      throw new IllegalArgumentException("hft-lob: open needs a device and a data directory (datasets/hft/)");
+    }
     HftDataset.Loaded data = HftDataset.load(dataDir, params.datasetName(), params.dataset() != null ? null
         : () -> ItchGenerator.of(params.seed(), params.instruments(), params.bookMessages()).generate());
     return new LobSession(device, config, params, data.itch());
