@@ -71,8 +71,8 @@ public final class SimDevice implements Device {
   private final GroundTruth truth;
   private final DeviceInfo info;
   private final SplittableRandom rng;
-  private final double deviceJitter;
-  private final double hostJitter;
+  private final double[] deviceNoise;
+  private final double[] hostNoise;
   private final SimTracer tracer;
   private final Activity activity = new Activity();
   private final Governor governor;
@@ -100,8 +100,8 @@ public final class SimDevice implements Device {
         spec.powerLimitW());
     this.truth = new GroundTruth(spec.preset(), seed, faultSpec == null ? "" : faultSpec.strip(), faults);
     this.rng = new SplittableRandom(seed);
-    this.deviceJitter = jitter;
-    this.hostJitter = jitter * 2.5;
+    this.deviceNoise = noiseTable(rng, jitter);
+    this.hostNoise = noiseTable(rng, jitter * 2.5);
     this.governor = new Governor(spec, faults);
     String name = "Simulated " + spec.hardware().deviceName() + " (preset " + spec.preset() + ")";
     this.info = new DeviceInfo("sim", DeviceKind.SIMULATED, DEVICE, name, spec.hardware().uuid(),
@@ -135,26 +135,28 @@ public final class SimDevice implements Device {
   }
 
   private long hostCost(double ns) {
-    return Math.max(0, Math.round(ns * noise(hostJitter)));
+    return Math.max(0, Math.round(ns * (hostNoise == null ? 1.0 : hostNoise[rng.nextInt(NOISE_TABLE)])));
   }
 
   private long deviceCost(double ns) {
-    return Math.max(1, Math.round(ns * noise(deviceJitter)));
+    return Math.max(1, Math.round(ns * (deviceNoise == null ? 1.0 : deviceNoise[rng.nextInt(NOISE_TABLE)])));
   }
 
-  /** Lognormal factor with mean 1 and log-sd {@code sigma}. */
-  private double noise(double sigma) {
+  private static final int NOISE_TABLE = 1 << 14;
+
+  /**
+   * Lognormal factors with mean 1 and log-sd {@code sigma}, drawn once from {@code rng}; a draw picks one at random
+   * (as fast as a uniform draw, and as deterministic). Null when {@code sigma} is 0.
+   */
+  private static double[] noiseTable(SplittableRandom rng, double sigma) {
     if (sigma <= 0) {
-      return 1.0;
+      return null;
     }
-    double z = gaussian();
-    return Math.exp(sigma * z - sigma * sigma / 2);
-  }
-
-  private double gaussian() {
-    double u1 = rng.nextDouble();
-    double u2 = rng.nextDouble();
-    return Math.sqrt(-2 * Math.log(Math.max(u1, 1e-300))) * Math.cos(2 * Math.PI * u2);
+    double[] t = new double[NOISE_TABLE];
+    for (int i = 0; i < t.length; i++) {
+      t[i] = Math.exp(sigma * rng.nextGaussian() - sigma * sigma / 2);
+    }
+    return t;
   }
 
   private long api(ApiKind kind, String name, long corr, long start) {
@@ -191,7 +193,7 @@ public final class SimDevice implements Device {
   // ------------------------------------------------------------------ scheduling core
 
   private SimStream newStream(int id, int priority) {
-    SimStream s = new SimStream(this, id, priority);
+    SimStream s = new SimStream(this, id, priority, spec.launchQueueDepth());
     streams.add(s);
     streamsById.put(id, s);
     return s;
@@ -199,12 +201,7 @@ public final class SimDevice implements Device {
 
   /** Blocks the host while {@code s} already holds a full launch queue. */
   private void admit(SimStream s) {
-    while (!s.pending.isEmpty() && s.pending.peekFirst() <= host) {
-      s.pending.pollFirst();
-    }
-    while (s.pending.size() >= spec.launchQueueDepth()) {
-      host = Math.max(host, s.pending.pollFirst());
-    }
+    host = s.admit(host);
   }
 
   private long readyOn(SimStream s) {
@@ -217,7 +214,7 @@ public final class SimDevice implements Device {
 
   private void finish(SimStream s, long end) {
     s.tail = Math.max(s.tail, end);
-    s.pending.addLast(end);
+    s.queued(end);
     deviceTail = Math.max(deviceTail, end);
     if ((++ops & 255) == 0) {
       profile.prune(host);
@@ -734,6 +731,10 @@ public final class SimDevice implements Device {
       throw new DeviceException("cuLaunchKernel", 1, "CUDA_ERROR_INVALID_VALUE",
           e + ": block " + c.block() + " has more than 1024 threads");
     }
+    if (k.fits(c)) {
+      validateArgs(e, a);
+      return;
+    }
     if (c.dynamicSharedBytes() > k.maxDynamicShared) {
       throw new DeviceException("cuLaunchKernel", 1, "CUDA_ERROR_INVALID_VALUE", e + ": " + c.dynamicSharedBytes()
           + " bytes of dynamic shared memory over the kernel's limit of " + k.maxDynamicShared);
@@ -743,6 +744,11 @@ public final class SimDevice implements Device {
       throw new DeviceException("cuLaunchKernel", 701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
           e + ": one block of " + c.block() + " does not fit on a multiprocessor");
     }
+    k.fitted = c;
+    validateArgs(e, a);
+  }
+
+  private void validateArgs(String e, Object[] a) {
     for (int i = 0; i < a.length; i++) {
       Object x = a[i];
       if (x instanceof Buffer b) {
@@ -1453,6 +1459,7 @@ public final class SimDevice implements Device {
     final KernelDef def;
     volatile int carveout = -1;
     volatile int maxDynamicShared = 48 * 1024;
+    volatile LaunchConfig fitted;
 
     SimKernel(SimModule module, KernelDef def) {
       this.module = module;
@@ -1475,6 +1482,7 @@ public final class SimDevice implements Device {
         throw new DeviceException("cuFuncSetAttribute", 1, "CUDA_ERROR_INVALID_VALUE", "carve-out " + percent + "%");
       }
       carveout = percent;
+      fitted = null;
     }
 
     @Override
@@ -1485,6 +1493,12 @@ public final class SimDevice implements Device {
             "dynamic shared memory " + bytes + " outside 0.." + max);
       }
       maxDynamicShared = bytes;
+      fitted = null;
+    }
+
+    /** Whether {@code c} is the last launch shape that passed the resource checks under the present attributes. */
+    boolean fits(LaunchConfig c) {
+      return c.equals(fitted);
     }
   }
 
