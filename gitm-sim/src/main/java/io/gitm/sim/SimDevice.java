@@ -416,6 +416,11 @@ public final class SimDevice implements Device {
   }
 
   private void reserve(long bytes, String function) {
+    reserve(bytes, function, false);
+  }
+
+  /** Checks that {@code bytes} more fit in device memory; pooled requests may use the pool's free reservation. */
+  private void reserve(long bytes, String function, boolean pooled) {
     if (bytes <= 0) {
       throw new DeviceException(function, 1, "CUDA_ERROR_INVALID_VALUE", "allocation of " + bytes + " bytes");
     }
@@ -423,7 +428,8 @@ public final class SimDevice implements Device {
       throw new OutOfDeviceMemoryException(function, 2, "CUDA_ERROR_OUT_OF_MEMORY", "the simulated device backs "
           + "each allocation with a host buffer of at most 2 GiB; asked for " + bytes + " bytes");
     }
-    if (plainBytes + pool.reserved + bytes > spec.hardware().memoryBytes()) {
+    long needed = pooled ? plainBytes + Math.max(pool.reserved, pool.used + bytes) : plainBytes + pool.reserved + bytes;
+    if (needed > spec.hardware().memoryBytes()) {
       throw new OutOfDeviceMemoryException(function, 2, "CUDA_ERROR_OUT_OF_MEMORY", bytes + " bytes asked, "
           + (spec.hardware().memoryBytes() - plainBytes - pool.reserved) + " free");
     }
@@ -459,7 +465,7 @@ public final class SimDevice implements Device {
     stream(stream, "cuMemAllocAsync");
     long t0 = host;
     long corr = ++correlation;
-    reserve(bytes, "cuMemAllocAsync");
+    reserve(bytes, "cuMemAllocAsync", true);
     if (faultActive("allocator-churn")) {
       plainAlloc(bytes);
       pool.used += bytes;
@@ -487,6 +493,7 @@ public final class SimDevice implements Device {
     long corr = ++correlation;
     m.freed = true;
     if (m.pooled) {
+      recycle(m);
       pool.used -= m.bytes;
       if (faultActive("allocator-churn")) {
         waitDevice();
@@ -499,6 +506,7 @@ public final class SimDevice implements Device {
       waitDevice();
       host += hostCost(spec.freeNs());
       plainBytes -= m.bytes;
+      m.release();
     }
     api(ApiKind.FREE, m.pooled ? function : "cuMemFree_v2", corr, t0);
   }
@@ -571,7 +579,7 @@ public final class SimDevice implements Device {
   }
 
   private static ByteBuffer data(Buffer b) {
-    return b instanceof SimMemory m ? m.data : ((SimHostMemory) b).data;
+    return b instanceof SimMemory m ? m.data() : ((SimHostMemory) b).data;
   }
 
   private static void moveBytes(Buffer dst, long dstOffset, Buffer src, long srcOffset, long bytes) {
@@ -642,9 +650,7 @@ public final class SimDevice implements Device {
     long corr = ++correlation;
     host += hostCost(spec.copyApiNs());
     Runnable effect = () -> {
-      for (long i = offset; i < offset + bytes; i++) {
-        m.data.put((int) i, (byte) byteValue);
-      }
+      java.util.Arrays.fill(m.data().array(), (int) offset, (int) (offset + bytes), (byte) byteValue);
     };
     if (s.capture != null) {
       s.capture.add((target, c) -> {
@@ -799,7 +805,7 @@ public final class SimDevice implements Device {
     @Override
     public ByteBuffer memory(int index) {
       if (at(index) instanceof SimMemory m) {
-        return m.data.duplicate().order(ByteOrder.LITTLE_ENDIAN).clear();
+        return m.data().duplicate().order(ByteOrder.LITTLE_ENDIAN).clear();
       }
       throw new IllegalArgumentException("argument " + index + " is not device memory");
     }
@@ -900,6 +906,7 @@ public final class SimDevice implements Device {
       n.replay(s, corr);
     }
     api(ApiKind.LAUNCH, "cuGraphLaunch", corr, t0);
+    afterLaunch();
   }
 
   @Override
@@ -1306,19 +1313,36 @@ public final class SimDevice implements Device {
     }
   }
 
-  /** Device memory backed by a little-endian heap buffer. */
+  /**
+   * Device memory backed by a little-endian heap buffer, made when first touched (a copy, memset or kernel argument),
+   * so untouched allocations cost no host memory; freed pool memory hands its buffer to the next pool allocation of
+   * the same size (CUDA leaves new allocations' contents undefined).
+   */
   static final class SimMemory implements DeviceMemory {
     final SimDevice device;
     final long bytes;
     final boolean pooled;
-    final ByteBuffer data;
+    private ByteBuffer data;
     boolean freed;
 
     SimMemory(SimDevice device, long bytes, boolean pooled) {
       this.device = device;
       this.bytes = bytes;
       this.pooled = pooled;
-      this.data = ByteBuffer.allocate((int) bytes).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    ByteBuffer data() {
+      if (data == null) {
+        data = device.buffer((int) bytes);
+      }
+      return data;
+    }
+
+    /** Gives the backing buffer back for reuse. */
+    ByteBuffer release() {
+      ByteBuffer b = data;
+      data = null;
+      return b;
     }
 
     @Override
@@ -1334,6 +1358,28 @@ public final class SimDevice implements Device {
     @Override
     public void close() {
       device.free(this, pooled ? "cuMemFreeAsync" : "cuMemFree_v2");
+    }
+  }
+
+  /** Recycled backing buffers of freed pool memory, by size; bounded by {@link #RECYCLE_LIMIT} bytes. */
+  private final Map<Integer, ArrayList<ByteBuffer>> recycled = new java.util.HashMap<>();
+  private long recycledBytes;
+  private static final long RECYCLE_LIMIT = 256L << 20;
+
+  private synchronized ByteBuffer buffer(int bytes) {
+    ArrayList<ByteBuffer> l = recycled.get(bytes);
+    if (l != null && !l.isEmpty()) {
+      recycledBytes -= bytes;
+      return l.removeLast();
+    }
+    return ByteBuffer.allocate(bytes).order(ByteOrder.LITTLE_ENDIAN);
+  }
+
+  private void recycle(SimMemory m) {
+    ByteBuffer b = m.release();
+    if (b != null && recycledBytes + m.bytes <= RECYCLE_LIMIT) {
+      recycled.computeIfAbsent((int) m.bytes, k -> new ArrayList<>()).add(b);
+      recycledBytes += m.bytes;
     }
   }
 
