@@ -83,6 +83,8 @@ public final class SimDevice implements Device {
   private final SimPool pool = new SimPool();
   private final SimBlas blas = new SimBlas(this);
   private final Map<Integer, SimStream> streamsById = new LinkedHashMap<>();
+  /** Peak rate by precision ordinal, at the boost clock. */
+  private final double[] peakFlops;
 
   private long host;
   private long deviceTail;
@@ -103,6 +105,10 @@ public final class SimDevice implements Device {
     this.deviceNoise = noiseTable(rng, jitter);
     this.hostNoise = noiseTable(rng, jitter * 2.5);
     this.governor = new Governor(spec, faults);
+    this.peakFlops = new double[io.gitm.device.Precision.values().length];
+    for (io.gitm.device.Precision p : io.gitm.device.Precision.values()) {
+      peakFlops[p.ordinal()] = spec.hardware().flopsFor(p);
+    }
     String name = "Simulated " + spec.hardware().deviceName() + " (preset " + spec.preset() + ")";
     this.info = new DeviceInfo("sim", DeviceKind.SIMULATED, DEVICE, name, spec.hardware().uuid(),
         spec.computeCapability(), spec.hardware().multiprocessors(), spec.hardware().memoryBytes(),
@@ -249,7 +255,8 @@ public final class SimDevice implements Device {
       w = new Work(w.flops(), w.precision(), w.bytesRead() - hit, w.bytesWritten());
     }
     int cap = smsAvailable();
-    KernelTiming.Result r = KernelTiming.time(spec, fixedNs >= 0 ? Work.NONE : w, config, cap,
+    Work timed = fixedNs >= 0 ? Work.NONE : w;
+    KernelTiming.Result r = KernelTiming.time(spec, peakFlops[timed.precision().ordinal()], timed, config, cap,
         governor.clockMHz(), bandwidthFactor(), carveout);
     long d = deviceCost(fixedNs >= 0 ? Math.max(1, fixedNs) : r.durationNs());
     long ready = readyOn(s);

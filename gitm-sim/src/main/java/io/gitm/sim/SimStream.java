@@ -22,6 +22,8 @@ final class SimStream implements Stream {
   final int priority;
   /** End times of queued operations not yet known to be done, oldest first (the launch queue), as a ring. */
   private final long[] pending;
+  private final int mask;
+  private final int depth;
   private int head;
   private int count;
   long tail;
@@ -33,7 +35,9 @@ final class SimStream implements Stream {
     this.device = device;
     this.id = id;
     this.priority = priority;
-    this.pending = new long[queueDepth];
+    this.depth = queueDepth;
+    this.pending = new long[Integer.highestOneBit(Math.max(1, queueDepth - 1)) << 1];
+    this.mask = pending.length - 1;
   }
 
   /**
@@ -43,12 +47,12 @@ final class SimStream implements Stream {
   long admit(long host) {
     long h = host;
     while (count > 0 && pending[head] <= h) {
-      head = (head + 1) % pending.length;
+      head = (head + 1) & mask;
       count--;
     }
-    while (count >= pending.length) {
+    while (count >= depth) {
       h = Math.max(h, pending[head]);
-      head = (head + 1) % pending.length;
+      head = (head + 1) & mask;
       count--;
     }
     return h;
@@ -57,10 +61,10 @@ final class SimStream implements Stream {
   /** Records a queued operation ending at {@code end}; the caller has admitted it. */
   void queued(long end) {
     if (count == pending.length) {
-      head = (head + 1) % pending.length;
+      head = (head + 1) & mask;
       count--;
     }
-    pending[(head + count) % pending.length] = end;
+    pending[(head + count) & mask] = end;
     count++;
   }
 
