@@ -29,8 +29,8 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * Simulated seconds per wall second of the {@code sim} device on a launch-heavy loop. Per loop iteration: a 64 KiB
- * pinned upload, a pool allocation, {@code kernels} small kernels on one stream, a free; a stream synchronization
+ * Simulated seconds per wall second of the {@code sim} device on a launch-heavy loop. Per loop iteration: a pinned
+ * upload of {@code copyBytes} (whose bytes the sim really moves), a pool allocation, {@code kernels} small kernels on one stream, a free; a stream synchronization
  * every 16 iterations; no tracer. One benchmark operation simulates {@link #SIMULATED_NS} of that loop, so the
  * score (operations per second) times 0.1 is simulated seconds per wall second.
  */
@@ -50,6 +50,9 @@ public class SimThroughputBenchmark {
   @Param({"8"})
   public int kernels;
 
+  @Param({"4096", "65536"})
+  public int copyBytes;
+
   @Param({""})
   public String faults;
 
@@ -67,7 +70,7 @@ public class SimThroughputBenchmark {
     device = p.open(new DeviceRequest(0, SchedulingMode.AUTO, Map.of("seed", "1", "faults", faults)));
     kernel = device.load(MODULE).kernel("small_update");
     stream = device.createStream(0);
-    host = device.allocHost(64 * 1024, HostMemoryKind.PINNED);
+    host = device.allocHost(copyBytes, HostMemoryKind.PINNED);
     buffer = device.malloc(64 * 1024);
     config = LaunchConfig.cover(1 << 16, 256);
     device.defaultPool().setReleaseThreshold(Long.MAX_VALUE);
@@ -83,7 +86,7 @@ public class SimThroughputBenchmark {
   public long simulate100ms() {
     long end = device.clock().nanos() + SIMULATED_NS;
     while (device.clock().nanos() < end) {
-      device.copyAsync(buffer, 0, host, 0, 64 * 1024, stream);
+      device.copyAsync(buffer, 0, host, 0, copyBytes, stream);
       DeviceMemory tmp = device.mallocAsync(1 << 20, stream);
       for (int i = 0; i < kernels; i++) {
         device.launch(kernel, config, stream, buffer, 1 << 16);
