@@ -30,9 +30,10 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * Simulated seconds per wall second of the {@code sim} device on a launch-heavy loop. Per loop iteration: a pinned
- * upload of {@code copyBytes} (whose bytes the sim really moves), a pool allocation, {@code kernels} small kernels on one stream, a free; a stream synchronization
- * every 16 iterations; no tracer. One benchmark operation simulates {@link #SIMULATED_NS} of that loop, so the
- * score (operations per second) times 0.1 is simulated seconds per wall second.
+ * upload of {@code copyBytes} (whose bytes the sim really moves), a pool allocation, {@code kernels} small kernels on
+ * one stream, a free; a stream synchronization every 16 iterations; no tracer. One benchmark operation simulates
+ * {@link #SIMULATED_NS} of that loop, so the score (operations per second) times 0.1 is simulated seconds per wall
+ * second.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
