@@ -40,12 +40,13 @@ final class Governor {
     this.faults = faults;
     this.power = spec.idlePowerW();
     this.temperature = spec.ambientC() + spec.idlePowerW() * spec.thermalResistanceCPerW();
+    update(0, 0);
   }
 
-  /** Integrates power and temperature up to {@code now}, bucket by bucket of {@code activity}. */
+  /** Integrates power and temperature up to the bucket holding {@code now}, bucket by bucket of {@code activity}. */
   void advance(long now, Activity activity) {
-    if (now <= lastNs) {
-      return;
+    if (now / Activity.BUCKET_NS == lastNs / Activity.BUCKET_NS) {
+      return; // the governor acts once per bucket
     }
     double tau = spec.thermalTauSeconds() * 1e9;
     long t = lastNs;

@@ -39,8 +39,9 @@ final class KernelTiming {
     return Math.max(0, Math.min(Math.min(s.maxBlocksPerSm(), byThreads), Math.min(byRegs, bySmem)));
   }
 
-  static Result time(SimSpec s, Work w, LaunchConfig c, int smsAvailable, double clockMHz, double bandwidthFactor,
-      int carveoutPercent) {
+  /** {@code peakFlops}: the device's rate for the work's precision at the boost clock. */
+  static Result time(SimSpec s, double peakFlops, Work w, LaunchConfig c, int smsAvailable, double clockMHz,
+      double bandwidthFactor, int carveoutPercent) {
     long blocks = c.grid().volume();
     int threads = (int) c.block().volume();
     int warpsPerBlock = (threads + 31) / 32;
@@ -49,7 +50,7 @@ final class KernelTiming {
       resident = 1;
     }
     int smsTotal = s.hardware().multiprocessors();
-    double ratePerSm = s.hardware().flopsFor(w.precision()) * (clockMHz / s.boostClockMHz()) / smsTotal;
+    double ratePerSm = peakFlops * (clockMHz / s.boostClockMHz()) / smsTotal;
     double hbm = s.hardware().memoryBandwidth() * bandwidthFactor;
     double bwPerSm = hbm / smsTotal * SM_BANDWIDTH_HEADROOM;
     double flopsPerBlock = w.flops() / blocks;

@@ -62,7 +62,7 @@ final class SimBlas implements Blas {
     SimDevice.SimMemory ma = (SimDevice.SimMemory) a;
     SimDevice.SimMemory mb = (SimDevice.SimMemory) b;
     SimDevice.SimMemory mc = (SimDevice.SimMemory) c;
-    Runnable effect = () -> gemm(transA, transB, m, n, k, alpha, ma.data, lda, mb.data, ldb, beta, mc.data, ldc, mm);
+    Runnable effect = () -> gemm(transA, transB, m, n, k, alpha, ma.data(), lda, mb.data(), ldb, beta, mc.data(), ldc, mm);
     device.launchGemm(kernelName(mm), cfg, w, stream, effect);
   }
 

@@ -71,8 +71,8 @@ public final class SimDevice implements Device {
   private final GroundTruth truth;
   private final DeviceInfo info;
   private final SplittableRandom rng;
-  private final double deviceJitter;
-  private final double hostJitter;
+  private final double[] deviceNoise;
+  private final double[] hostNoise;
   private final SimTracer tracer;
   private final Activity activity = new Activity();
   private final Governor governor;
@@ -83,6 +83,8 @@ public final class SimDevice implements Device {
   private final SimPool pool = new SimPool();
   private final SimBlas blas = new SimBlas(this);
   private final Map<Integer, SimStream> streamsById = new LinkedHashMap<>();
+  /** Peak rate by precision ordinal, at the boost clock. */
+  private final double[] peakFlops;
 
   private long host;
   private long deviceTail;
@@ -100,9 +102,13 @@ public final class SimDevice implements Device {
         spec.powerLimitW());
     this.truth = new GroundTruth(spec.preset(), seed, faultSpec == null ? "" : faultSpec.strip(), faults);
     this.rng = new SplittableRandom(seed);
-    this.deviceJitter = jitter;
-    this.hostJitter = jitter * 2.5;
+    this.deviceNoise = noiseTable(rng, jitter);
+    this.hostNoise = noiseTable(rng, jitter * 2.5);
     this.governor = new Governor(spec, faults);
+    this.peakFlops = new double[io.gitm.device.Precision.values().length];
+    for (io.gitm.device.Precision p : io.gitm.device.Precision.values()) {
+      peakFlops[p.ordinal()] = spec.hardware().flopsFor(p);
+    }
     String name = "Simulated " + spec.hardware().deviceName() + " (preset " + spec.preset() + ")";
     this.info = new DeviceInfo("sim", DeviceKind.SIMULATED, DEVICE, name, spec.hardware().uuid(),
         spec.computeCapability(), spec.hardware().multiprocessors(), spec.hardware().memoryBytes(),
@@ -135,26 +141,28 @@ public final class SimDevice implements Device {
   }
 
   private long hostCost(double ns) {
-    return Math.max(0, Math.round(ns * noise(hostJitter)));
+    return Math.max(0, Math.round(ns * (hostNoise == null ? 1.0 : hostNoise[rng.nextInt(NOISE_TABLE)])));
   }
 
   private long deviceCost(double ns) {
-    return Math.max(1, Math.round(ns * noise(deviceJitter)));
+    return Math.max(1, Math.round(ns * (deviceNoise == null ? 1.0 : deviceNoise[rng.nextInt(NOISE_TABLE)])));
   }
 
-  /** Lognormal factor with mean 1 and log-sd {@code sigma}. */
-  private double noise(double sigma) {
+  private static final int NOISE_TABLE = 1 << 14;
+
+  /**
+   * Lognormal factors with mean 1 and log-sd {@code sigma}, drawn once from {@code rng}; a draw picks one at random
+   * (as fast as a uniform draw, and as deterministic). Null when {@code sigma} is 0.
+   */
+  private static double[] noiseTable(SplittableRandom rng, double sigma) {
     if (sigma <= 0) {
-      return 1.0;
+      return null;
     }
-    double z = gaussian();
-    return Math.exp(sigma * z - sigma * sigma / 2);
-  }
-
-  private double gaussian() {
-    double u1 = rng.nextDouble();
-    double u2 = rng.nextDouble();
-    return Math.sqrt(-2 * Math.log(Math.max(u1, 1e-300))) * Math.cos(2 * Math.PI * u2);
+    double[] t = new double[NOISE_TABLE];
+    for (int i = 0; i < t.length; i++) {
+      t[i] = Math.exp(sigma * rng.nextGaussian() - sigma * sigma / 2);
+    }
+    return t;
   }
 
   private long api(ApiKind kind, String name, long corr, long start) {
@@ -191,7 +199,7 @@ public final class SimDevice implements Device {
   // ------------------------------------------------------------------ scheduling core
 
   private SimStream newStream(int id, int priority) {
-    SimStream s = new SimStream(this, id, priority);
+    SimStream s = new SimStream(this, id, priority, spec.launchQueueDepth());
     streams.add(s);
     streamsById.put(id, s);
     return s;
@@ -199,12 +207,7 @@ public final class SimDevice implements Device {
 
   /** Blocks the host while {@code s} already holds a full launch queue. */
   private void admit(SimStream s) {
-    while (!s.pending.isEmpty() && s.pending.peekFirst() <= host) {
-      s.pending.pollFirst();
-    }
-    while (s.pending.size() >= spec.launchQueueDepth()) {
-      host = Math.max(host, s.pending.pollFirst());
-    }
+    host = s.admit(host);
   }
 
   private long readyOn(SimStream s) {
@@ -217,7 +220,7 @@ public final class SimDevice implements Device {
 
   private void finish(SimStream s, long end) {
     s.tail = Math.max(s.tail, end);
-    s.pending.addLast(end);
+    s.queued(end);
     deviceTail = Math.max(deviceTail, end);
     if ((++ops & 255) == 0) {
       profile.prune(host);
@@ -252,7 +255,8 @@ public final class SimDevice implements Device {
       w = new Work(w.flops(), w.precision(), w.bytesRead() - hit, w.bytesWritten());
     }
     int cap = smsAvailable();
-    KernelTiming.Result r = KernelTiming.time(spec, fixedNs >= 0 ? Work.NONE : w, config, cap,
+    Work timed = fixedNs >= 0 ? Work.NONE : w;
+    KernelTiming.Result r = KernelTiming.time(spec, peakFlops[timed.precision().ordinal()], timed, config, cap,
         governor.clockMHz(), bandwidthFactor(), carveout);
     long d = deviceCost(fixedNs >= 0 ? Math.max(1, fixedNs) : r.durationNs());
     long ready = readyOn(s);
@@ -419,6 +423,11 @@ public final class SimDevice implements Device {
   }
 
   private void reserve(long bytes, String function) {
+    reserve(bytes, function, false);
+  }
+
+  /** Checks that {@code bytes} more fit in device memory; pooled requests may use the pool's free reservation. */
+  private void reserve(long bytes, String function, boolean pooled) {
     if (bytes <= 0) {
       throw new DeviceException(function, 1, "CUDA_ERROR_INVALID_VALUE", "allocation of " + bytes + " bytes");
     }
@@ -426,7 +435,8 @@ public final class SimDevice implements Device {
       throw new OutOfDeviceMemoryException(function, 2, "CUDA_ERROR_OUT_OF_MEMORY", "the simulated device backs "
           + "each allocation with a host buffer of at most 2 GiB; asked for " + bytes + " bytes");
     }
-    if (plainBytes + pool.reserved + bytes > spec.hardware().memoryBytes()) {
+    long needed = pooled ? plainBytes + Math.max(pool.reserved, pool.used + bytes) : plainBytes + pool.reserved + bytes;
+    if (needed > spec.hardware().memoryBytes()) {
       throw new OutOfDeviceMemoryException(function, 2, "CUDA_ERROR_OUT_OF_MEMORY", bytes + " bytes asked, "
           + (spec.hardware().memoryBytes() - plainBytes - pool.reserved) + " free");
     }
@@ -462,7 +472,7 @@ public final class SimDevice implements Device {
     stream(stream, "cuMemAllocAsync");
     long t0 = host;
     long corr = ++correlation;
-    reserve(bytes, "cuMemAllocAsync");
+    reserve(bytes, "cuMemAllocAsync", true);
     if (faultActive("allocator-churn")) {
       plainAlloc(bytes);
       pool.used += bytes;
@@ -490,6 +500,7 @@ public final class SimDevice implements Device {
     long corr = ++correlation;
     m.freed = true;
     if (m.pooled) {
+      recycle(m);
       pool.used -= m.bytes;
       if (faultActive("allocator-churn")) {
         waitDevice();
@@ -502,6 +513,7 @@ public final class SimDevice implements Device {
       waitDevice();
       host += hostCost(spec.freeNs());
       plainBytes -= m.bytes;
+      m.release();
     }
     api(ApiKind.FREE, m.pooled ? function : "cuMemFree_v2", corr, t0);
   }
@@ -574,7 +586,7 @@ public final class SimDevice implements Device {
   }
 
   private static ByteBuffer data(Buffer b) {
-    return b instanceof SimMemory m ? m.data : ((SimHostMemory) b).data;
+    return b instanceof SimMemory m ? m.data() : ((SimHostMemory) b).data;
   }
 
   private static void moveBytes(Buffer dst, long dstOffset, Buffer src, long srcOffset, long bytes) {
@@ -645,9 +657,7 @@ public final class SimDevice implements Device {
     long corr = ++correlation;
     host += hostCost(spec.copyApiNs());
     Runnable effect = () -> {
-      for (long i = offset; i < offset + bytes; i++) {
-        m.data.put((int) i, (byte) byteValue);
-      }
+      java.util.Arrays.fill(m.data().array(), (int) offset, (int) (offset + bytes), (byte) byteValue);
     };
     if (s.capture != null) {
       s.capture.add((target, c) -> {
@@ -734,6 +744,10 @@ public final class SimDevice implements Device {
       throw new DeviceException("cuLaunchKernel", 1, "CUDA_ERROR_INVALID_VALUE",
           e + ": block " + c.block() + " has more than 1024 threads");
     }
+    if (k.fits(c)) {
+      validateArgs(e, a);
+      return;
+    }
     if (c.dynamicSharedBytes() > k.maxDynamicShared) {
       throw new DeviceException("cuLaunchKernel", 1, "CUDA_ERROR_INVALID_VALUE", e + ": " + c.dynamicSharedBytes()
           + " bytes of dynamic shared memory over the kernel's limit of " + k.maxDynamicShared);
@@ -743,6 +757,11 @@ public final class SimDevice implements Device {
       throw new DeviceException("cuLaunchKernel", 701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
           e + ": one block of " + c.block() + " does not fit on a multiprocessor");
     }
+    k.fitted = c;
+    validateArgs(e, a);
+  }
+
+  private void validateArgs(String e, Object[] a) {
     for (int i = 0; i < a.length; i++) {
       Object x = a[i];
       if (x instanceof Buffer b) {
@@ -793,7 +812,7 @@ public final class SimDevice implements Device {
     @Override
     public ByteBuffer memory(int index) {
       if (at(index) instanceof SimMemory m) {
-        return m.data.duplicate().order(ByteOrder.LITTLE_ENDIAN).clear();
+        return m.data().duplicate().order(ByteOrder.LITTLE_ENDIAN).clear();
       }
       throw new IllegalArgumentException("argument " + index + " is not device memory");
     }
@@ -894,6 +913,7 @@ public final class SimDevice implements Device {
       n.replay(s, corr);
     }
     api(ApiKind.LAUNCH, "cuGraphLaunch", corr, t0);
+    afterLaunch();
   }
 
   @Override
@@ -1300,19 +1320,36 @@ public final class SimDevice implements Device {
     }
   }
 
-  /** Device memory backed by a little-endian heap buffer. */
+  /**
+   * Device memory backed by a little-endian heap buffer, made when first touched (a copy, memset or kernel argument),
+   * so untouched allocations cost no host memory; freed pool memory hands its buffer to the next pool allocation of
+   * the same size (CUDA leaves new allocations' contents undefined).
+   */
   static final class SimMemory implements DeviceMemory {
     final SimDevice device;
     final long bytes;
     final boolean pooled;
-    final ByteBuffer data;
+    private ByteBuffer data;
     boolean freed;
 
     SimMemory(SimDevice device, long bytes, boolean pooled) {
       this.device = device;
       this.bytes = bytes;
       this.pooled = pooled;
-      this.data = ByteBuffer.allocate((int) bytes).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    ByteBuffer data() {
+      if (data == null) {
+        data = device.buffer((int) bytes);
+      }
+      return data;
+    }
+
+    /** Gives the backing buffer back for reuse. */
+    ByteBuffer release() {
+      ByteBuffer b = data;
+      data = null;
+      return b;
     }
 
     @Override
@@ -1328,6 +1365,28 @@ public final class SimDevice implements Device {
     @Override
     public void close() {
       device.free(this, pooled ? "cuMemFreeAsync" : "cuMemFree_v2");
+    }
+  }
+
+  /** Recycled backing buffers of freed pool memory, by size; bounded by {@link #RECYCLE_LIMIT} bytes. */
+  private final Map<Integer, ArrayList<ByteBuffer>> recycled = new java.util.HashMap<>();
+  private long recycledBytes;
+  private static final long RECYCLE_LIMIT = 256L << 20;
+
+  private synchronized ByteBuffer buffer(int bytes) {
+    ArrayList<ByteBuffer> l = recycled.get(bytes);
+    if (l != null && !l.isEmpty()) {
+      recycledBytes -= bytes;
+      return l.removeLast();
+    }
+    return ByteBuffer.allocate(bytes).order(ByteOrder.LITTLE_ENDIAN);
+  }
+
+  private void recycle(SimMemory m) {
+    ByteBuffer b = m.release();
+    if (b != null && recycledBytes + m.bytes <= RECYCLE_LIMIT) {
+      recycled.computeIfAbsent((int) m.bytes, k -> new ArrayList<>()).add(b);
+      recycledBytes += m.bytes;
     }
   }
 
@@ -1453,6 +1512,7 @@ public final class SimDevice implements Device {
     final KernelDef def;
     volatile int carveout = -1;
     volatile int maxDynamicShared = 48 * 1024;
+    volatile LaunchConfig fitted;
 
     SimKernel(SimModule module, KernelDef def) {
       this.module = module;
@@ -1475,6 +1535,7 @@ public final class SimDevice implements Device {
         throw new DeviceException("cuFuncSetAttribute", 1, "CUDA_ERROR_INVALID_VALUE", "carve-out " + percent + "%");
       }
       carveout = percent;
+      fitted = null;
     }
 
     @Override
@@ -1485,6 +1546,12 @@ public final class SimDevice implements Device {
             "dynamic shared memory " + bytes + " outside 0.." + max);
       }
       maxDynamicShared = bytes;
+      fitted = null;
+    }
+
+    /** Whether {@code c} is the last launch shape that passed the resource checks under the present attributes. */
+    boolean fits(LaunchConfig c) {
+      return c.equals(fitted);
     }
   }
 

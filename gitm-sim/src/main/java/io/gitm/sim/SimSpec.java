@@ -125,7 +125,8 @@ public record SimSpec(HardwareSpec hardware, String preset, String computeCapabi
   private static final double TERA = 1e12;
 
   // Tensor-core figures of the Hopper presets are the datasheet's dense figures scaled by the ratio measured on the
-  // lent H200 (bf16 GEMM ~790 of 989 TFLOP/s dense); CUDA-core FP32/FP64 are the datasheet's. See docs/sim.md.
+  // lent H200 (bf16 GEMM ~790 of 989 TFLOP/s dense); CUDA-core FP32/FP64 are the datasheet's; INT32 falls back to
+  // FP32 (HardwareSpec.flopsFor). See docs/sim.md.
   private static final double HOPPER_TENSOR_EFFICIENCY = 790.0 / 989.0;
   // Effective/datasheet HBM bandwidth on the lent H200: saxpy 3.3 TB/s of 4.8 TB/s.
   private static final double HBM_EFFICIENCY = 3.3 / 4.8;
@@ -141,7 +142,6 @@ public record SimSpec(HardwareSpec hardware, String preset, String computeCapabi
     f.put(Precision.TF32, 494 * TERA * HOPPER_TENSOR_EFFICIENCY);
     f.put(Precision.FP32, 67 * TERA);
     f.put(Precision.FP64, 34 * TERA);
-    f.put(Precision.INT32, 33.5 * TERA);
     return f;
   }
 

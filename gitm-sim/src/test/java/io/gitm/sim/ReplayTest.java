@@ -30,7 +30,11 @@ class ReplayTest {
 
   /** A batch loop: upload 4 MiB, a 16 MiB streaming kernel, a compute kernel, download 1 MiB, every iteration. */
   static List<TraceRecord> live(HostMemoryKind hostKind, boolean plainAlloc, long seed) {
-    SimDevice d = Fixtures.open("", seed, 0.02);
+    return live(hostKind, plainAlloc, seed, "");
+  }
+
+  static List<TraceRecord> live(HostMemoryKind hostKind, boolean plainAlloc, long seed, String faults) {
+    SimDevice d = Fixtures.open(faults, seed, 0.02);
     List<TraceRecord> rs = Fixtures.trace(d);
     Kernel stream = d.load(Fixtures.MODULE).kernel("stream_copy");
     Kernel compute = d.load(Fixtures.MODULE).kernel("fma_loop");
@@ -148,6 +152,35 @@ class ReplayTest {
     var orig = only(t, io.gitm.trace.KernelRecord.class);
     assertThat(ks).hasSameSizeAs(orig);
     assertThat((double) ks.get(5).durationNs() / orig.get(5).durationNs()).isCloseTo(1.0, within(0.1));
+  }
+
+  @Test
+  void removingAFaultPredictsTheCleanRun() {
+    List<TraceRecord> faulty = live(HostMemoryKind.PINNED, false, 1, "clock-drop:mhz=660");
+    Replay r = Replay.of(faulty, WORK);
+    long clean = Replay.span(live(HostMemoryKind.PINNED, false, 2));
+    long sameFault = r.predict(SimSpec.preset("h200"), Replay.Change.none().withFaults("clock-drop:mhz=660"), 3)
+        .totalNs();
+    long removed = r.predict(SimSpec.preset("h200"), Replay.Change.none(), 3).totalNs();
+    assertThat(r.observedNs()).isGreaterThan(clean * 11 / 10);
+    assertThat((double) sameFault / r.observedNs()).isCloseTo(1.0, within(0.03));
+    assertThat((double) removed / clean).isCloseTo(1.0, within(0.03));
+  }
+
+  @Test
+  void uploadsMovedToASideStreamOverlapEarlierKernels() {
+    List<TraceRecord> t = live(HostMemoryKind.PINNED, false, 1);
+    Replay r = Replay.of(t, WORK);
+    long same = r.predict(SimSpec.preset("h200"), Replay.Change.none(), 3).totalNs();
+    Replay.Prediction side = r.predict(SimSpec.preset("h200"), Replay.Change.none().withCopiesOnSideStream(), 3);
+    assertThat(side.totalNs()).isLessThan(same * 95 / 100);
+    // kernels still start only after the upload they follow has ended
+    var copies = only(side.records(), CopyRecord.class).stream()
+        .filter(c -> c.kind() == io.gitm.trace.CopyKind.HTOD).toList();
+    var kernels = only(side.records(), io.gitm.trace.KernelRecord.class);
+    for (int i = 0; i < copies.size(); i++) {
+      assertThat(kernels.get(2 * i).startNs()).isGreaterThanOrEqualTo(copies.get(i).endNs());
+    }
   }
 
   @Test
