@@ -358,3 +358,184 @@ extern "C" __global__ void lob_mlp(const long long* feat, const float* w, float*
   }
   sig[r] = __fdiv_rn(out, __fadd_rn(1.0f, fabsf(out)));
 }
+
+// ---- Variant "warp" of lob_book: one warp per instrument, same effect on memory ----
+// The lanes probe 32 order slots, search 32 price levels and shift levels 32 at a time; lane 0 makes the single
+// writes; every lane keeps the same copy of the instrument's counters, so control flow stays uniform in the warp.
+
+#define FULL_MASK 0xffffffffu
+
+// First slot in probe order from ref's home that holds ref (found) or is empty (not found), as find() sees it.
+__device__ int warp_probe(const long long* t, int logOC, long long ref, int lane, bool wantEmpty) {
+  int mask = (1 << logOC) - 1;
+  int h = home(ref, logOC);
+  for (int base = 0; base <= mask; base += 32) {
+    bool in = base + lane <= mask;
+    long long r = in ? t[2 * ((h + base + lane) & mask)] : -1;
+    unsigned hit = __ballot_sync(FULL_MASK, in && !wantEmpty && r == ref);
+    unsigned empty = __ballot_sync(FULL_MASK, in && r == 0);
+    unsigned any = hit | empty;
+    if (any) {
+      int first = __ffs(any) - 1;
+      if (wantEmpty) return (h + base + first) & mask;
+      return (hit >> first) & 1u ? (h + base + first) & mask : -1;
+    }
+  }
+  return -1;
+}
+
+__device__ int warp_level_add(int* L, int* count, int LV, int side, int price, int delta, int lane) {
+  int c = *count;
+  int p = c;
+  for (int base = 0; base < c; base += 32) {
+    int u = base + lane;
+    bool stop = u < c && (side == 0 ? !(L[2 * u] > price) : !(L[2 * u] < price));
+    unsigned b = __ballot_sync(FULL_MASK, stop);
+    if (b) { p = base + __ffs(b) - 1; break; }
+  }
+  if (p < c && L[2 * p] == price) {
+    long long q = (long long)L[2 * p + 1] + delta;
+    if (q > 2147483647LL) return ERR_OVERFLOW;
+    if (q < 0) return ERR_INCONSISTENT;
+    __syncwarp();
+    if (q == 0) {
+      for (int base = p; base < c - 1; base += 32) {
+        int u = base + lane;
+        int v0 = 0, v1 = 0;
+        if (u < c - 1) { v0 = L[2 * u + 2]; v1 = L[2 * u + 3]; }
+        __syncwarp();
+        if (u < c - 1) { L[2 * u] = v0; L[2 * u + 1] = v1; }
+        __syncwarp();
+      }
+      *count = c - 1;
+    } else {
+      if (lane == 0) L[2 * p + 1] = (int)q;
+      __syncwarp();
+    }
+    return 0;
+  }
+  if (delta < 0) return ERR_INCONSISTENT;
+  if (delta == 0) return 0;
+  if (c == LV) return ERR_LEVELS_FULL;
+  __syncwarp();
+  for (int top = c; top > p; top -= 32) {
+    int u = top - lane;
+    int v0 = 0, v1 = 0;
+    if (u > p) { v0 = L[2 * u - 2]; v1 = L[2 * u - 1]; }
+    __syncwarp();
+    if (u > p) { L[2 * u] = v0; L[2 * u + 1] = v1; }
+    __syncwarp();
+  }
+  if (lane == 0) { L[2 * p] = price; L[2 * p + 1] = delta; }
+  __syncwarp();
+  *count = c + 1;
+  return 0;
+}
+
+extern "C" __global__ void lob_book_warp(const int* dec, const int* perm, const int* starts, const int* totals,
+    long long* ord, int* lv, int* nlv, int* live, int* err, int* top, long long* feat, int n, int k, int logOC,
+    int LV, int m) {
+  int i = (int)(((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5);
+  int lane = threadIdx.x & 31;
+  if (i >= n) return;
+  int oc = 1 << logOC;
+  long long* t = ord + (long long)i * oc * 2;
+  int* ti = (int*)t;
+  int* L0 = lv + (long long)(2 * i) * LV * 2;
+  int* L1 = lv + (long long)(2 * i + 1) * LV * 2;
+  int nl0 = nlv[2 * i], nl1 = nlv[2 * i + 1];
+  int lc = live[i];
+  int e = err[i];
+  long long tv = 0;
+  int msgs = 0, unk = 0, cur = 0;
+  int b = starts[i], cnt = totals[i];
+  for (int q = 0; q <= cnt; q++) {
+    int sub = k;
+    const int* d = 0;
+    if (q < cnt) {
+      d = dec + (long long)perm[b + q] * DEC;
+      sub = d[3];
+    }
+    while (cur < sub) {
+      int* o = top + ((long long)cur * n + i) * TOP;
+      if (lane < 10) {
+        int l = lane;
+        o[2 * l] = l < nl0 ? L0[2 * l] : 0;
+        o[2 * l + 1] = l < nl0 ? L0[2 * l + 1] : 0;
+        o[20 + 2 * l] = l < nl1 ? L1[2 * l] : 0;
+        o[21 + 2 * l] = l < nl1 ? L1[2 * l + 1] : 0;
+      }
+      if (lane == 0) {
+        long long* f = feat + ((long long)cur * n + i) * FEAT;
+        f[10] = tv;
+        f[11] = msgs;
+        f[13] = unk;
+        f[14] = lc;
+        f[15] = e;
+      }
+      tv = 0;
+      msgs = 0;
+      unk = 0;
+      cur++;
+    }
+    if (q == cnt) break;
+    msgs++;
+    int type = d[1];
+    int shares = d[4];
+    int price = d[5];
+    long long ref = ((const long long*)(d + 6))[0];
+    if (type == 'P') {
+      tv += shares;
+      continue;
+    }
+    int s = warp_probe(t, logOC, ref, lane, false);
+    int side = d[2] > 0 ? 0 : 1;
+    if (type == 'A' || type == 'F') {
+      if (s >= 0) { e |= ERR_DUPLICATE; continue; }
+    } else if (s < 0) {
+      unk++;
+      continue;
+    }
+    if (type != 'A' && type != 'F') {
+      int signedQty = ti[4 * s + 3];
+      int op = ti[4 * s + 2];
+      int oside = signedQty > 0 ? 0 : 1;
+      int rem = signedQty > 0 ? signedQty : -signedQty;
+      int x = rem;
+      if (type == 'E' || type == 'C' || type == 'X') x = min(shares, rem);
+      if (type == 'E' || type == 'C') tv += x;
+      e |= oside == 0 ? warp_level_add(L0, &nl0, LV, 0, op, -x, lane) : warp_level_add(L1, &nl1, LV, 1, op, -x, lane);
+      rem -= x;
+      __syncwarp();
+      if (rem == 0) {
+        if (lane == 0) erase(t, logOC, s);
+        lc--;
+      } else if (lane == 0) {
+        ti[4 * s + 3] = oside == 0 ? rem : -rem;
+      }
+      __syncwarp();
+      if (type != 'U') continue;
+      side = oside;
+      ref = ((const long long*)(d + 6))[1];
+      if (warp_probe(t, logOC, ref, lane, false) >= 0) { e |= ERR_DUPLICATE; continue; }
+    }
+    if (lc >= oc - 1) { e |= ERR_ORDERS_FULL; continue; }
+    int p = warp_probe(t, logOC, ref, lane, true);
+    __syncwarp();
+    if (lane == 0) {
+      t[2 * p] = ref;
+      ti[4 * p + 2] = price;
+      ti[4 * p + 3] = side == 0 ? shares : -shares;
+    }
+    __syncwarp();
+    lc++;
+    e |= side == 0 ? warp_level_add(L0, &nl0, LV, 0, price, shares, lane)
+                   : warp_level_add(L1, &nl1, LV, 1, price, shares, lane);
+  }
+  if (lane == 0) {
+    nlv[2 * i] = nl0;
+    nlv[2 * i + 1] = nl1;
+    live[i] = lc;
+    err[i] = e;
+  }
+}

@@ -23,3 +23,21 @@ static inline float __fmul_rn(float a, float b) { volatile float r = a * b; retu
 static inline float __fadd_rn(float a, float b) { volatile float r = a + b; return r; }
 static inline float __fsqrt_rn(float a) { return sqrtf(a); }
 static inline int atomicAdd(int* p, int v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+// Warp collectives over the 32 threads of one warp, meeting at the warp's own barrier.
+struct Warp {
+  std::barrier<>* bar;
+  int votes[32];
+};
+static thread_local Warp* g_warp;
+static inline void __syncwarp() { g_warp->bar->arrive_and_wait(); }
+static inline unsigned __ballot_sync(unsigned, bool p) {
+  g_warp->votes[threadIdx.x & 31] = p ? 1 : 0;
+  g_warp->bar->arrive_and_wait();
+  unsigned r = 0;
+  for (int l = 0; l < 32; l++) {
+    if (g_warp->votes[l]) r |= 1u << l;
+  }
+  g_warp->bar->arrive_and_wait();
+  return r;
+}
+static inline int __ffs(unsigned x) { return __builtin_ffs((int)x); }

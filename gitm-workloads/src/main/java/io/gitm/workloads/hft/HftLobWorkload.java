@@ -89,13 +89,14 @@ public final class HftLobWorkload implements Workload {
     return new WorkloadSpec("hft-lob",
         "Limit-order-book reconstruction from ITCH 5.0 messages, per-instrument features and an MLP signal, batch by"
             + " batch (many small kernels, host-to-device traffic every batch, latency-bound)",
-        List.of(LobKernels.MODULE), knobs(), Map.of(), SIGNAL_TOLERANCE, "messages/s", true);
+        List.of(LobKernels.MODULE), knobs(), Map.of(LobKernels.BOOK_FAMILY, LobKernels.BOOK_VARIANTS), SIGNAL_TOLERANCE,
+        "messages/s", true);
   }
 
   static java.util.Set<Knob> knobs() {
     return EnumSet.of(Knob.HOST_MEMORY, Knob.ALLOCATION, Knob.STREAMS, Knob.ASYNC_COPIES, Knob.COPY_COMPUTE_OVERLAP,
-        Knob.STREAM_PRIORITY, Knob.GRAPH_CAPTURE, Knob.BLOCK_SIZE, Knob.L2_PERSIST, Knob.SHARED_CARVEOUT, Knob.WARMUP,
-        Knob.BATCH_COALESCE);
+        Knob.STREAM_PRIORITY, Knob.GRAPH_CAPTURE, Knob.BLOCK_SIZE, Knob.KERNEL_VARIANT, Knob.L2_PERSIST,
+        Knob.SHARED_CARVEOUT, Knob.WARMUP, Knob.BATCH_COALESCE);
   }
 
   @Override

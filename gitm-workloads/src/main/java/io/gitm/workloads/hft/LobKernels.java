@@ -30,6 +30,11 @@ final class LobKernels {
   static final String ROUTE_SCAN = "lob_route_scan";
   static final String ROUTE_SCATTER = "lob_route_scatter";
   static final String BOOK = "lob_book";
+  /** Variant "warp" of {@link #BOOK}: one warp per instrument, the same effect on memory. */
+  static final String BOOK_WARP = "lob_book_warp";
+  /** The kernel family levers choose a variant for, and its variants (the first is the default). */
+  static final String BOOK_FAMILY = "lob_book";
+  static final List<String> BOOK_VARIANTS = List.of("thread", "warp");
   static final String FEATURES = "lob_features";
   static final String MLP = "lob_mlp";
 
@@ -44,6 +49,7 @@ final class LobKernels {
       new KernelDef(ROUTE_SCAN, LobKernels::scanWork, LobKernels::scan),
       new KernelDef(ROUTE_SCATTER, LobKernels::scatterWork, LobKernels::scatter),
       new KernelDef(BOOK, LobKernels::bookWork, LobKernels::book),
+      new KernelDef(BOOK_WARP, LobKernels::bookWork, LobKernels::bookWarp),
       new KernelDef(FEATURES, LobKernels::featuresWork, LobKernels::features),
       new KernelDef(MLP, LobKernels::mlpWork, LobKernels::mlp)));
 
@@ -377,6 +383,16 @@ final class LobKernels {
   }
 
   static void book(LaunchConfig c, KernelArgs a) {
+    book(a, Math.min(a.i32(11), threads(c)));
+  }
+
+  /** The warp variant: 32 threads per instrument, the same effect on memory. */
+  static void bookWarp(LaunchConfig c, KernelArgs a) {
+    book(a, Math.min(a.i32(11), threads(c) / 32));
+  }
+
+  /** The book update of instruments 0 .. limit-1. */
+  private static void book(KernelArgs a, int limit) {
     ByteBuffer dec = a.memory(0);
     ByteBuffer perm = a.memory(1);
     ByteBuffer starts = a.memory(2);
@@ -393,7 +409,6 @@ final class LobKernels {
     int logOC = a.i32(13);
     int cap = a.i32(14);
     int oc = 1 << logOC;
-    int limit = Math.min(n, threads(c));
     int[] nl = new int[2];
     for (int i = 0; i < limit; i++) {
       int t = i * oc * 16;

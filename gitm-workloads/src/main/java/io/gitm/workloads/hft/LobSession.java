@@ -49,6 +49,7 @@ final class LobSession implements Workload.Session {
   private final int n;
   private final int k;
   private final int block;
+  private final boolean warpBook;
   private final int maxMessages;
   private final int rawCapacity;
   private final int inputCapacity;
@@ -76,8 +77,15 @@ final class LobSession implements Workload.Session {
 
   /** Rejects configurations this workload cannot honour, with the reason. */
   static void check(ExecutionConfig c) {
-    if (!c.kernelVariants().isEmpty()) {
-      throw new IllegalArgumentException("hft-lob ships no kernel variants, got " + c.kernelVariants());
+    for (Map.Entry<String, String> v : c.kernelVariants().entrySet()) {
+      if (!v.getKey().equals(LobKernels.BOOK_FAMILY)) {
+        throw new IllegalArgumentException("hft-lob has kernel variants for " + LobKernels.BOOK_FAMILY + " only, got '"
+            + v.getKey() + "'");
+      }
+      if (!LobKernels.BOOK_VARIANTS.contains(v.getValue())) {
+        throw new IllegalArgumentException("hft-lob: " + LobKernels.BOOK_FAMILY + " variant '" + v.getValue()
+            + "' unknown: use one of " + LobKernels.BOOK_VARIANTS);
+      }
     }
     if (c.mathMode() != MathMode.DEFAULT) {
       throw new IllegalArgumentException("hft-lob does no GEMMs: math mode must be DEFAULT, got " + c.mathMode());
@@ -124,6 +132,7 @@ final class LobSession implements Workload.Session {
     this.n = file.instruments();
     this.k = cfg.batchCoalesce();
     this.block = cfg.blockSize() == 0 ? DEFAULT_BLOCK : cfg.blockSize();
+    this.warpBook = cfg.kernelVariants().getOrDefault(LobKernels.BOOK_FAMILY, "thread").equals("warp");
     long mm = (long) params.batchMessages() * k;
     if (mm > 1 << 24) {
       throw new IllegalArgumentException("hft-lob: batchMessages x batchCoalesce = " + mm + " is above 2^24");
@@ -143,7 +152,8 @@ final class LobSession implements Workload.Session {
       m = device.load(LobKernels.MODULE);
       kernels = new Kernel[LobKernels.ORDER.size()];
       for (int q = 0; q < kernels.length; q++) {
-        kernels[q] = m.kernel(LobKernels.ORDER.get(q));
+        String entry = LobKernels.ORDER.get(q);
+        kernels[q] = m.kernel(entry.equals(LobKernels.BOOK) && warpBook ? LobKernels.BOOK_WARP : entry);
         if (cfg.sharedCarveoutPercent() >= 0) {
           kernels[q].setPreferredSharedCarveout(cfg.sharedCarveoutPercent());
         }
@@ -521,7 +531,7 @@ final class LobSession implements Workload.Session {
         slot.marks[mark++].record(cs);
         if (record) {
           Work w = calls[q].kernel.def().work().apply(calls[q].launch, calls[q].args);
-          double[] acc = kernelWork.computeIfAbsent(LobKernels.ORDER.get(q), x -> new double[4]);
+          double[] acc = kernelWork.computeIfAbsent(kernels[q].def().entry(), x -> new double[4]);
           acc[0] += w.flops();
           acc[1] += w.bytesRead();
           acc[2] += w.bytesWritten();
@@ -587,7 +597,7 @@ final class LobSession implements Workload.Session {
         new Call(kernels[3], new LaunchConfig(Dim3.ONE, Dim3.of(Math.min(1024, block)), 0),
             new Object[] {b.totals, n, b.starts}),
         new Call(kernels[4], perChunk, new Object[] {b.dec, b.hist, b.starts, m, n, b.perm}),
-        new Call(kernels[5], perInstrument, new Object[] {b.dec, b.perm, b.starts, b.totals, st.ord, st.lv, st.nlv,
+        new Call(kernels[5], warpBook ? LaunchConfig.cover(32L * n, block) : perInstrument, new Object[] {b.dec, b.perm, b.starts, b.totals, st.ord, st.lv, st.nlv,
             st.live, st.err, b.top, b.feat, n, inputs, params.logOrderSlots(), params.levels(), m}),
         new Call(kernels[6], perInstrument, new Object[] {b.top, b.feat, st.fstate, n, inputs}),
         new Call(kernels[7], LaunchConfig.cover((long) inputs * n, block), new Object[] {b.feat, weights, b.sig,
@@ -640,7 +650,9 @@ final class LobSession implements Workload.Session {
     if (cfg.asyncCopies()) {
       names.add("h2d");
     }
-    names.addAll(LobKernels.ORDER);
+    for (Kernel kernel : kernels) {
+      names.add(kernel.def().entry());
+    }
     if (cfg.asyncCopies()) {
       names.add("d2h");
     }

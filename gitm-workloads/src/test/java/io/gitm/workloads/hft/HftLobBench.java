@@ -49,6 +49,8 @@ public final class HftLobBench {
   record Named(String name, ExecutionConfig config) {
   }
 
+  static final Map<String, String> WARP = Map.of(LobKernels.BOOK_FAMILY, "warp");
+
   static List<Named> configs() {
     ExecutionConfig s = ExecutionConfig.shipped();
     ExecutionConfig pinned = s.withHostMemory(HostMemoryKind.PINNED);
@@ -70,7 +72,13 @@ public final class HftLobBench {
         new Named("prealloc+graph+block64", graph.withBlockSize(64)),
         new Named("prealloc+graph+prio-3", graph.withLatencyStreamPriority(-3)),
         new Named("prealloc+graph+coalesce4", graph.withBatchCoalesce(4)),
-        new Named("prealloc+graph+2streams+coalesce4", graph.withStreams(2, true, false).withBatchCoalesce(4)));
+        new Named("prealloc+graph+2streams+coalesce4", graph.withStreams(2, true, false).withBatchCoalesce(4)),
+        new Named("pinned+async+prealloc+warpbook", pre.withKernelVariants(WARP)),
+        new Named("prealloc+2streams+warpbook", pre.withStreams(2, true, false).withKernelVariants(WARP)),
+        new Named("prealloc+graph+warpbook", graph.withKernelVariants(WARP)),
+        new Named("prealloc+graph+2streams+warpbook", graph.withStreams(2, true, false).withKernelVariants(WARP)),
+        new Named("prealloc+graph+2streams+coalesce4+warpbook", graph.withStreams(2, true, false).withBatchCoalesce(4)
+            .withKernelVariants(WARP)));
   }
 
   /** The profiling pass's configuration: kernels bracketed by events, copies async so events time them too. */
@@ -213,7 +221,12 @@ public final class HftLobBench {
         if (throughputKinds.contains(kind)) {
           throughput(() -> chosen.open(request));
         }
-        perKernel.put(kind, profile(() -> chosen.open(request), kind.equals("sim") ? simBatches : Integer.MAX_VALUE));
+        perKernel.put(kind, profile(() -> chosen.open(request), kind.equals("sim") ? simBatches : Integer.MAX_VALUE,
+            PROFILE));
+        Map<String, Double> warp = profile(() -> chosen.open(request), kind.equals("sim") ? simBatches
+            : Integer.MAX_VALUE, PROFILE.withKernelVariants(WARP));
+        perKernel.get(kind).putAll(warp.entrySet().stream().filter(e -> e.getKey().equals(LobKernels.BOOK_WARP))
+            .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
       } catch (RuntimeException e) {
         why = kind + " device failed: " + e;
         line("%s", why);
@@ -224,13 +237,13 @@ public final class HftLobBench {
     }
 
     void throughput(java.util.function.Supplier<Device> devices) {
-      line("%-36s %14s %8s %10s %8s %10s %8s  %s", "config", "messages/s", "+-%", "p50 ms", "+-%", "p99 ms", "+-%",
+      line("%-44s %14s %8s %10s %8s %10s %8s  %s", "config", "messages/s", "+-%", "p50 ms", "+-%", "p99 ms", "+-%",
           "output");
       json.key("configs").array();
       for (Named c : configs()) {
         json.open().field("name", c.name()).field("config", c.config().toString());
         if (System.nanoTime() - started > budgetNanos) {
-          line("%-36s skipped: time budget of %.0f s spent", c.name(), budgetNanos / 1e9);
+          line("%-44s skipped: time budget of %.0f s spent", c.name(), budgetNanos / 1e9);
           json.field("skipped", "time budget spent").close();
           continue;
         }
@@ -263,13 +276,13 @@ public final class HftLobBench {
               equal = same && maxRel <= HftLobWorkload.SIGNAL_TOLERANCE ? "equal" : same ? "signals differ" : "DIFFERS";
             }
           }
-          line("%-36s %14.0f %8.1f %10.3f %8.1f %10.3f %8.1f  %s (signals max rel diff %.2g)", c.name(), mean(rate),
+          line("%-44s %14.0f %8.1f %10.3f %8.1f %10.3f %8.1f  %s (signals max rel diff %.2g)", c.name(), mean(rate),
               100 * sd(rate) / mean(rate), mean(p50), 100 * sd(p50) / mean(p50), mean(p99), 100 * sd(p99) / mean(p99),
               equal, maxRel);
           json.key("messagesPerSecond").stats(rate).key("latencyP50Ms").stats(p50).key("latencyP99Ms").stats(p99)
               .field("output", equal).field("signalsMaxRelativeDifference", maxRel);
         } catch (RuntimeException e) {
-          line("%-36s failed: %s", c.name(), e);
+          line("%-44s failed: %s", c.name(), e);
           json.field("error", stack(e));
         }
         json.close();
@@ -277,13 +290,14 @@ public final class HftLobBench {
       json.end();
     }
 
-    Map<String, Double> profile(java.util.function.Supplier<Device> devices, int maxBatches) {
+    Map<String, Double> profile(java.util.function.Supplier<Device> devices, int maxBatches, ExecutionConfig config) {
       Map<String, Double> meanMs = new LinkedHashMap<>();
-      line("\nper-kernel device time (profiling pass: events around each launch; config %s)", "pinned+async+prealloc");
+      line("\nper-kernel device time (profiling pass: events around each launch; config pinned+async+prealloc%s)",
+          config.kernelVariants().isEmpty() ? "" : " " + config.kernelVariants());
       line("%-18s %10s %8s %14s %14s %10s %9s", "stage", "mean ms", "batches", "bytes/batch", "ops/batch", "floor ms",
           "x floor");
-      json.key("kernels").array();
-      try (Device device = devices.get(); LobSession s = new LobSession(device, PROFILE, params, file, true)) {
+      json.key(config.kernelVariants().isEmpty() ? "kernels" : "kernelsWarpBook").array();
+      try (Device device = devices.get(); LobSession s = new LobSession(device, config, params, file, true)) {
         int b = 0;
         while (s.hasNext() && b++ < maxBatches) {
           s.step();

@@ -57,14 +57,17 @@ class LobCudaSourceOnHostTest {
     }
   }
 
-  @ParameterizedTest(name = "{0} instruments, coalesce {3}, block {4}, 2^{5} order slots")
+  @ParameterizedTest(name = "{0} instruments, coalesce {3}, block {4}, 2^{5} order slots, book variant {8}")
   @CsvSource({
-      "50, 20000, 1000, 1, 128, 10, 400, 100",
-      "50, 20000, 1000, 3, 32, 10, 400, 100",
-      "6, 30000, 1000, 2, 64, 4, 12, 9",
-      "300, 40000, 5000, 4, 1024, 10, 400, 100"})
+      "50, 20000, 1000, 1, 128, 10, 400, 100, thread",
+      "50, 20000, 1000, 3, 32, 10, 400, 100, thread",
+      "6, 30000, 1000, 2, 64, 4, 12, 9, thread",
+      "300, 40000, 5000, 4, 1024, 10, 400, 100, thread",
+      "50, 3000, 600, 1, 128, 10, 400, 100, warp",
+      "6, 4000, 1000, 2, 64, 4, 12, 9, warp",
+      "20, 3000, 800, 3, 32, 10, 400, 100, warp"})
   void cudaSourceGivesTheReferenceOutput(int instruments, int messages, int batch, int k, int block, int logOC,
-      int maxLive, int maxLevels) throws Exception {
+      int maxLive, int maxLevels, String variant) throws Exception {
     Assumptions.assumeTrue(binary != null, () -> why);
     ItchFile f = ItchReader.parse(new ItchGenerator(9, instruments, messages, maxLive, maxLevels).generate());
     int n = f.instruments();
@@ -72,7 +75,7 @@ class LobCudaSourceOnHostTest {
     int inputBatches = (f.count() + batch - 1) / batch;
     int deviceBatches = (inputBatches + k - 1) / k;
     List<byte[]> parts = new ArrayList<>();
-    parts.add(ints(n, k, logOC, levels, block, deviceBatches));
+    parts.add(ints(n, k, logOC, levels, block, deviceBatches, variant.equals("warp") ? 1 : 0));
     float[] w = LobLayout.weights(7);
     ByteBuffer wb = ByteBuffer.allocate(4 * w.length).order(ByteOrder.LITTLE_ENDIAN);
     wb.asFloatBuffer().put(w);
@@ -99,8 +102,8 @@ class LobCudaSourceOnHostTest {
       parts.add(ints(m, inputs, rawBytes, offsetsAt, subAt, inBytes));
       parts.add(in.array());
     }
-    Path input = dir.resolve("in-" + instruments + "-" + k + ".bin");
-    Path output = dir.resolve("out-" + instruments + "-" + k + ".bin");
+    Path input = dir.resolve("in-" + instruments + "-" + k + "-" + variant + ".bin");
+    Path output = dir.resolve("out-" + instruments + "-" + k + "-" + variant + ".bin");
     try (var o = Files.newOutputStream(input)) {
       for (byte[] p : parts) {
         o.write(p);

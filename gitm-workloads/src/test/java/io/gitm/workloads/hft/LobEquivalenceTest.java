@@ -88,6 +88,9 @@ class LobEquivalenceTest {
         Arguments.of("L2 window", s.withL2PersistBytes(1 << 20)),
         Arguments.of("warmup", s.withWarmup(true)),
         Arguments.of("coalesce 3", s.withBatchCoalesce(3)),
+        Arguments.of("warp book", s.withKernelVariants(Map.of("lob_book", "warp"))),
+        Arguments.of("warp book, block 32, graph, coalesce 2", pinnedAsync.withAllocation(Allocation.PREALLOCATED, 0)
+            .withGraphCapture(true).withBlockSize(32).withBatchCoalesce(2).withKernelVariants(Map.of("lob_book", "warp"))),
         Arguments.of("coalesce 4, graph, 2 streams", pinnedAsync.withStreams(2, true, false)
             .withAllocation(Allocation.PREALLOCATED, 0).withGraphCapture(true).withBatchCoalesce(4)));
   }
@@ -175,7 +178,14 @@ class LobEquivalenceTest {
     assertThat(d.hostAllocs).doesNotContainKey(HostMemoryKind.PINNED);
     assertThat(d.count("copyAsync", 0)).isZero();
     assertThat(d.count("createStream", 0)).isZero();
-    assertThat(d.calls).containsKey("launch:lob_book:block128");
+    assertThat(d.calls).containsKey("launch:lob_book:block128").doesNotContainKey("launch:lob_book_warp:block128");
+  }
+
+  @Test
+  void warpVariantLaunchesTheWarpKernelWithAWarpPerInstrument() {
+    EmulatedDevice d = new EmulatedDevice();
+    runAll(d, ExecutionConfig.shipped().withKernelVariants(Map.of("lob_book", "warp")));
+    assertThat(d.calls).containsKey("launch:lob_book_warp:block128").doesNotContainKey("launch:lob_book:block128");
   }
 
   @Test
@@ -208,7 +218,9 @@ class LobEquivalenceTest {
         .hasMessageContaining("PINNED");
     assertThatThrownBy(() -> LobSession.check(s.withStreams(1, false, true))).hasMessageContaining("asyncCopies");
     assertThatThrownBy(() -> LobSession.check(s.withKernelVariants(Map.of("book", "smem"))))
-        .hasMessageContaining("no kernel variants");
+        .hasMessageContaining("kernel variants for lob_book only");
+    assertThatThrownBy(() -> LobSession.check(s.withKernelVariants(Map.of("lob_book", "smem"))))
+        .hasMessageContaining("variant 'smem' unknown");
     assertThatThrownBy(() -> LobSession.check(s.withMathMode(io.gitm.device.MathMode.TF32)))
         .hasMessageContaining("math mode");
   }
