@@ -697,7 +697,7 @@ public final class SimDevice implements Device {
     if (config == null) {
       throw new IllegalArgumentException("launch of " + k.def.entry() + " without a launch config");
     }
-    Object[] a = args == null ? new Object[0] : args.clone();
+    Object[] a = args == null ? new Object[0] : s.capture != null ? args.clone() : args;
     validateLaunch(k, config, a);
     Work w = work(k.def, config, a);
     long t0 = host;
