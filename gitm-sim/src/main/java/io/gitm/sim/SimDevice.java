@@ -68,6 +68,7 @@ public final class SimDevice implements Device {
   private final SimSpec spec;
   private final long seed;
   private final List<InjectedFault> faults;
+  private final InjectedFault[] faultArray;
   private final GroundTruth truth;
   private final DeviceInfo info;
   private final SplittableRandom rng;
@@ -100,6 +101,7 @@ public final class SimDevice implements Device {
     this.seed = seed;
     this.faults = FaultParser.parse(faultSpec, spec.hardware().multiprocessors(), spec.boostClockMHz(),
         spec.powerLimitW());
+    this.faultArray = faults.toArray(new InjectedFault[0]);
     this.truth = new GroundTruth(spec.preset(), seed, faultSpec == null ? "" : faultSpec.strip(), faults);
     this.rng = new SplittableRandom(seed);
     this.deviceNoise = noiseTable(rng, jitter);
@@ -179,17 +181,12 @@ public final class SimDevice implements Device {
   }
 
   private boolean faultActive(String name) {
-    for (InjectedFault f : faults) {
-      if (f.name().equals(name) && f.activeAt(host)) {
-        return true;
-      }
-    }
-    return false;
+    return fault(name) != null;
   }
 
   private InjectedFault fault(String name) {
-    for (InjectedFault f : faults) {
-      if (f.name().equals(name) && f.activeAt(host)) {
+    for (InjectedFault f : faultArray) {
+      if (f.activeAt(host) && f.name().equals(name)) {
         return f;
       }
     }
@@ -243,7 +240,7 @@ public final class SimDevice implements Device {
       int carveout) {
     governor.advance(host, activity);
     Work w = work;
-    for (InjectedFault f : faults) {
+    for (InjectedFault f : faultArray) {
       if (f.name().equals("uncoalesced") && f.activeAt(host) && name.contains(f.kernel())) {
         double k = f.param("factor");
         w = new Work(w.flops(), w.precision(), Math.round(w.bytesRead() * k), Math.round(w.bytesWritten() * k));
