@@ -174,6 +174,19 @@ public final class SimDevice implements Device {
     return corr;
   }
 
+  /** Host time of a query or attribute call (model assumption). */
+  private static final double QUERY_NS = 500;
+
+  /** A cheap driver call the facade makes: costs {@link #QUERY_NS} and leaves an OTHER API record. */
+  synchronized void query(String name) {
+    if (closed) {
+      return;
+    }
+    long t0 = host;
+    host += hostCost(QUERY_NS);
+    api(ApiKind.OTHER, name, ++correlation, t0);
+  }
+
   private void check() {
     if (closed) {
       throw new DeviceException("sim", 201, "CUDA_ERROR_INVALID_CONTEXT", "the simulated device is closed");
@@ -1008,6 +1021,7 @@ public final class SimDevice implements Device {
     if (start.time > host || end.time > host) {
       throw new DeviceException("cuEventElapsedTime", 600, "CUDA_ERROR_NOT_READY", "event has not completed");
     }
+    query("cuEventElapsedTime");
     return (float) ((end.time - start.time) / 1e6);
   }
 
@@ -1017,12 +1031,14 @@ public final class SimDevice implements Device {
     }
     s.destroyed = true;
     streams.remove(s);
+    query("cuStreamDestroy_v2");
   }
 
   @Override
   public synchronized MemInfo memInfo() {
-    long total = spec.hardware().memoryBytes();
-    return new MemInfo(total - plainBytes - pool.reserved, total);
+    check();
+    query("cuMemGetInfo_v2");
+    return memInfoUnlocked();
   }
 
   @Override
@@ -1032,15 +1048,23 @@ public final class SimDevice implements Device {
           "block size " + blockSize + ", shared " + dynamicSharedBytes);
     }
     int carve = kernel instanceof SimKernel k ? k.carveout : -1;
+    query("cuOccupancyMaxActiveBlocksPerMultiprocessor");
     return KernelTiming.residentBlocks(spec, blockSize, KernelTiming.ASSUMED_REGISTERS, dynamicSharedBytes, carve);
   }
 
   @Override
   public int suggestedBlockSize(Kernel kernel, int dynamicSharedBytes) {
+    if (dynamicSharedBytes < 0) {
+      throw new DeviceException("cuOccupancyMaxPotentialBlockSize", 1, "CUDA_ERROR_INVALID_VALUE",
+          "negative shared memory " + dynamicSharedBytes);
+    }
+    int carve = kernel instanceof SimKernel k ? k.carveout : -1;
+    query("cuOccupancyMaxPotentialBlockSize");
     int best = 32;
     int bestWarps = -1;
     for (int b = 1024; b >= 32; b -= 32) {
-      int warps = maxActiveBlocksPerMultiprocessor(kernel, b, dynamicSharedBytes) * (b / 32);
+      int warps = KernelTiming.residentBlocks(spec, b, KernelTiming.ASSUMED_REGISTERS, dynamicSharedBytes, carve)
+          * (b / 32);
       if (warps > bestWarps) {
         bestWarps = warps;
         best = b;
@@ -1056,6 +1080,7 @@ public final class SimDevice implements Device {
     SimStream s = stream(stream, "cuStreamSetAttribute");
     if (bytes == 0) {
       s.l2Window = null;
+      query("cuStreamSetAttribute");
       return;
     }
     SimMemory m = memory(memory, "cuStreamSetAttribute");
@@ -1306,6 +1331,7 @@ public final class SimDevice implements Device {
       }
       synchronized (SimDevice.this) {
         threshold = bytes;
+        query("cuMemPoolSetAttribute");
       }
     }
 
@@ -1496,6 +1522,7 @@ public final class SimDevice implements Device {
     public synchronized Kernel kernel(String entry) {
       KernelDef def = source.kernel(entry).orElseThrow(() -> new DeviceException("cuModuleGetFunction", 500,
           "CUDA_ERROR_NOT_FOUND", "module " + source.name() + " has no kernel '" + entry + "'"));
+      device.query("cuModuleGetFunction");
       return kernels.computeIfAbsent(entry, e -> new SimKernel(this, def));
     }
 
