@@ -33,6 +33,15 @@ final class Activity {
 
   /** Adds a kernel interval weighted by {@code smShare} of the device and its memory-bound share. */
   void addKernel(long start, long end, double smShare, double memShare) {
+    long first = start / BUCKET_NS;
+    if (end <= (first + 1) * BUCKET_NS) {
+      int i = slot(first);
+      double frac = (double) (end - start) / BUCKET_NS;
+      busy[i] = Math.min(1.0, busy[i] + frac);
+      memory[i] = Math.min(1.0, memory[i] + frac * Math.max(memShare, 0.0));
+      load[i] = Math.min(1.0, load[i] + frac * smShare);
+      return;
+    }
     for (long b = start / BUCKET_NS; b * BUCKET_NS < end; b++) {
       long lo = Math.max(start, b * BUCKET_NS);
       long hi = Math.min(end, (b + 1) * BUCKET_NS);

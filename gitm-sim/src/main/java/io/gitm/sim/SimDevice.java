@@ -68,6 +68,7 @@ public final class SimDevice implements Device {
   private final SimSpec spec;
   private final long seed;
   private final List<InjectedFault> faults;
+  private final InjectedFault[] faultArray;
   private final GroundTruth truth;
   private final DeviceInfo info;
   private final SplittableRandom rng;
@@ -100,6 +101,7 @@ public final class SimDevice implements Device {
     this.seed = seed;
     this.faults = FaultParser.parse(faultSpec, spec.hardware().multiprocessors(), spec.boostClockMHz(),
         spec.powerLimitW());
+    this.faultArray = faults.toArray(new InjectedFault[0]);
     this.truth = new GroundTruth(spec.preset(), seed, faultSpec == null ? "" : faultSpec.strip(), faults);
     this.rng = new SplittableRandom(seed);
     this.deviceNoise = noiseTable(rng, jitter);
@@ -172,6 +174,19 @@ public final class SimDevice implements Device {
     return corr;
   }
 
+  /** Host time of a query or attribute call (model assumption). */
+  private static final double QUERY_NS = 500;
+
+  /** A cheap driver call the facade makes: costs {@link #QUERY_NS} and leaves an OTHER API record. */
+  synchronized void query(String name) {
+    if (closed) {
+      return;
+    }
+    long t0 = host;
+    host += hostCost(QUERY_NS);
+    api(ApiKind.OTHER, name, ++correlation, t0);
+  }
+
   private void check() {
     if (closed) {
       throw new DeviceException("sim", 201, "CUDA_ERROR_INVALID_CONTEXT", "the simulated device is closed");
@@ -179,17 +194,12 @@ public final class SimDevice implements Device {
   }
 
   private boolean faultActive(String name) {
-    for (InjectedFault f : faults) {
-      if (f.name().equals(name) && f.activeAt(host)) {
-        return true;
-      }
-    }
-    return false;
+    return fault(name) != null;
   }
 
   private InjectedFault fault(String name) {
-    for (InjectedFault f : faults) {
-      if (f.name().equals(name) && f.activeAt(host)) {
+    for (InjectedFault f : faultArray) {
+      if (f.activeAt(host) && f.name().equals(name)) {
         return f;
       }
     }
@@ -243,7 +253,7 @@ public final class SimDevice implements Device {
       int carveout) {
     governor.advance(host, activity);
     Work w = work;
-    for (InjectedFault f : faults) {
+    for (InjectedFault f : faultArray) {
       if (f.name().equals("uncoalesced") && f.activeAt(host) && name.contains(f.kernel())) {
         double k = f.param("factor");
         w = new Work(w.flops(), w.precision(), Math.round(w.bytesRead() * k), Math.round(w.bytesWritten() * k));
@@ -697,7 +707,7 @@ public final class SimDevice implements Device {
     if (config == null) {
       throw new IllegalArgumentException("launch of " + k.def.entry() + " without a launch config");
     }
-    Object[] a = args == null ? new Object[0] : args.clone();
+    Object[] a = args == null ? new Object[0] : s.capture != null ? args.clone() : args;
     validateLaunch(k, config, a);
     Work w = work(k.def, config, a);
     long t0 = host;
@@ -1011,6 +1021,7 @@ public final class SimDevice implements Device {
     if (start.time > host || end.time > host) {
       throw new DeviceException("cuEventElapsedTime", 600, "CUDA_ERROR_NOT_READY", "event has not completed");
     }
+    query("cuEventElapsedTime");
     return (float) ((end.time - start.time) / 1e6);
   }
 
@@ -1020,12 +1031,14 @@ public final class SimDevice implements Device {
     }
     s.destroyed = true;
     streams.remove(s);
+    query("cuStreamDestroy_v2");
   }
 
   @Override
   public synchronized MemInfo memInfo() {
-    long total = spec.hardware().memoryBytes();
-    return new MemInfo(total - plainBytes - pool.reserved, total);
+    check();
+    query("cuMemGetInfo_v2");
+    return memInfoUnlocked();
   }
 
   @Override
@@ -1035,15 +1048,23 @@ public final class SimDevice implements Device {
           "block size " + blockSize + ", shared " + dynamicSharedBytes);
     }
     int carve = kernel instanceof SimKernel k ? k.carveout : -1;
+    query("cuOccupancyMaxActiveBlocksPerMultiprocessor");
     return KernelTiming.residentBlocks(spec, blockSize, KernelTiming.ASSUMED_REGISTERS, dynamicSharedBytes, carve);
   }
 
   @Override
   public int suggestedBlockSize(Kernel kernel, int dynamicSharedBytes) {
+    if (dynamicSharedBytes < 0) {
+      throw new DeviceException("cuOccupancyMaxPotentialBlockSize", 1, "CUDA_ERROR_INVALID_VALUE",
+          "negative shared memory " + dynamicSharedBytes);
+    }
+    int carve = kernel instanceof SimKernel k ? k.carveout : -1;
+    query("cuOccupancyMaxPotentialBlockSize");
     int best = 32;
     int bestWarps = -1;
     for (int b = 1024; b >= 32; b -= 32) {
-      int warps = maxActiveBlocksPerMultiprocessor(kernel, b, dynamicSharedBytes) * (b / 32);
+      int warps = KernelTiming.residentBlocks(spec, b, KernelTiming.ASSUMED_REGISTERS, dynamicSharedBytes, carve)
+          * (b / 32);
       if (warps > bestWarps) {
         bestWarps = warps;
         best = b;
@@ -1059,6 +1080,7 @@ public final class SimDevice implements Device {
     SimStream s = stream(stream, "cuStreamSetAttribute");
     if (bytes == 0) {
       s.l2Window = null;
+      query("cuStreamSetAttribute");
       return;
     }
     SimMemory m = memory(memory, "cuStreamSetAttribute");
@@ -1309,6 +1331,7 @@ public final class SimDevice implements Device {
       }
       synchronized (SimDevice.this) {
         threshold = bytes;
+        query("cuMemPoolSetAttribute");
       }
     }
 
@@ -1499,6 +1522,7 @@ public final class SimDevice implements Device {
     public synchronized Kernel kernel(String entry) {
       KernelDef def = source.kernel(entry).orElseThrow(() -> new DeviceException("cuModuleGetFunction", 500,
           "CUDA_ERROR_NOT_FOUND", "module " + source.name() + " has no kernel '" + entry + "'"));
+      device.query("cuModuleGetFunction");
       return kernels.computeIfAbsent(entry, e -> new SimKernel(this, def));
     }
 

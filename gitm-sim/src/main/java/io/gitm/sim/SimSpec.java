@@ -61,7 +61,7 @@ public record SimSpec(HardwareSpec hardware, String preset, String computeCapabi
     }
   }
 
-  /** Clock ratio of the boost clock to itself is 1; this is the boost clock the flops figures refer to. */
+  /** The boost clock (the SM clock under load), which the flops figures refer to. */
   public double boostClockMHz() {
     return hardware.smClockMHz();
   }

@@ -174,4 +174,43 @@ class HostAndCopyLawsTest {
     long kernelNs = (long) ((1L << 26) / 3.3e12 * 1e9);
     assertThat(d.clock().nanos()).isGreaterThan((2000 - 1024) * kernelNs);
   }
+
+  @Test
+  void everyDriverCallLeavesAnApiRecordOnTheSimulatedClock() {
+    SimDevice d = Fixtures.open("");
+    List<TraceRecord> rs = Fixtures.trace(d);
+    Kernel k = d.load(Fixtures.MODULE).kernel("stream_copy");
+    Stream s = d.createStream(-1);
+    var e0 = d.createEvent(true);
+    var e1 = d.createEvent(true);
+    DeviceMemory m = d.malloc(1024);
+    DeviceMemory p = d.mallocAsync(1024, s);
+    HostMemory h = d.allocHost(1024, HostMemoryKind.PINNED);
+    e0.record(s);
+    d.copyAsync(p, 0, h, 0, 1024, s);
+    d.memsetAsync(m, 0, 7, 1024, s);
+    d.launch(k, Fixtures.SMALL, s, 2048L);
+    e1.record(s);
+    d.defaultStream().waitEvent(e1);
+    e1.synchronize();
+    e1.elapsedMillisSince(e0);
+    d.copy(h, 0, m, 0, 1024);
+    d.freeAsync(p, s);
+    m.close();
+    d.memInfo();
+    s.synchronize();
+    d.synchronize();
+    h.close();
+    d.tracer().flush();
+    List<ApiCallRecord> calls = only(rs, ApiCallRecord.class);
+    assertThat(calls).extracting(ApiCallRecord::name).containsExactly("cuModuleLoadData", "cuModuleGetFunction",
+        "cuStreamCreateWithPriority", "cuEventCreate", "cuEventCreate", "cuMemAlloc_v2", "cuMemAllocAsync",
+        "cuMemHostAlloc", "cuEventRecord", "cuMemcpyAsync", "cuMemsetD8Async", "cuLaunchKernel", "cuEventRecord",
+        "cuStreamWaitEvent", "cuEventSynchronize", "cuEventElapsedTime", "cuMemcpy", "cuMemFreeAsync",
+        "cuMemFree_v2", "cuMemGetInfo_v2", "cuStreamSynchronize", "cuCtxSynchronize", "cuMemFreeHost");
+    for (int i = 1; i < calls.size(); i++) {
+      assertThat(calls.get(i).startNs()).isGreaterThanOrEqualTo(calls.get(i - 1).endNs());
+    }
+    assertThat(calls.getLast().endNs()).isEqualTo(d.clock().nanos());
+  }
 }
