@@ -88,6 +88,12 @@ final class HftDataset {
     try {
       Files.write(tmp, bytes);
       try {
+        // Readable by all (a dataset is shared), writable by its owner only.
+        Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+      } catch (UnsupportedOperationException e) {
+        // not a POSIX file system: keep the default permissions
+      }
+      try {
         Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
       } catch (AtomicMoveNotSupportedException e) {
         Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
