@@ -1,0 +1,305 @@
+package io.gitm.sim;
+
+import io.gitm.device.LaunchConfig;
+import io.gitm.device.Precision;
+import io.gitm.device.Work;
+import io.gitm.trace.ApiCallRecord;
+import io.gitm.trace.ApiKind;
+import io.gitm.trace.CopyKind;
+import io.gitm.trace.CopyRecord;
+import io.gitm.trace.KernelRecord;
+import io.gitm.trace.MemoryKind;
+import io.gitm.trace.MemsetRecord;
+import io.gitm.trace.SyncKind;
+import io.gitm.trace.SyncRecord;
+import io.gitm.trace.TraceRecord;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * Trace-driven simulation: re-times a recorded trace under a changed configuration. The trace's host program is
+ * rebuilt from its API calls in start order (one host thread): the time between one call's end and the next call's
+ * start is the job's own host work and is kept (scaled by {@link Change#hostGapScale}); each call is re-issued on a
+ * fresh simulated device with its device work (matched by correlation id). A kernel is timed from its declared
+ * {@link Work} when {@code work} knows it, else it keeps its observed duration. The prediction is the records the
+ * simulated device emits and the span they cover.
+ */
+public final class Replay {
+  private final List<ApiCallRecord> calls;
+  private final Map<Long, List<TraceRecord>> byCorrelation;
+  private final Function<KernelRecord, Work> work;
+  private final long observedNs;
+
+  private Replay(List<ApiCallRecord> calls, Map<Long, List<TraceRecord>> byCorrelation,
+      Function<KernelRecord, Work> work, long observedNs) {
+    this.calls = calls;
+    this.byCorrelation = byCorrelation;
+    this.work = work;
+    this.observedNs = observedNs;
+  }
+
+  /**
+   * A replay of {@code trace}; {@code work} gives a kernel record's declared work, or null to keep its observed
+   * duration.
+   */
+  public static Replay of(Iterable<? extends TraceRecord> trace, Function<KernelRecord, Work> work) {
+    List<ApiCallRecord> calls = new ArrayList<>();
+    Map<Long, List<TraceRecord>> by = new HashMap<>();
+    for (TraceRecord r : trace) {
+      long corr = switch (r) {
+        case ApiCallRecord a -> {
+          calls.add(a);
+          yield -1;
+        }
+        case KernelRecord k -> k.correlationId();
+        case CopyRecord c -> c.correlationId();
+        case MemsetRecord m -> m.correlationId();
+        case SyncRecord s -> s.correlationId();
+        default -> -1;
+      };
+      if (corr > 0) {
+        by.computeIfAbsent(corr, c -> new ArrayList<>()).add(r);
+      }
+    }
+    if (calls.isEmpty()) {
+      throw new IllegalArgumentException("trace has no API call records: a replay needs the host's calls");
+    }
+    calls.sort(Comparator.comparingLong(ApiCallRecord::startNs).thenComparingLong(ApiCallRecord::correlationId));
+    return new Replay(List.copyOf(calls), by, work == null ? k -> null : work, span(trace));
+  }
+
+  /** A replay whose kernels' work is looked up by kernel name. */
+  public static Replay of(Iterable<? extends TraceRecord> trace, Map<String, Work> workByKernel) {
+    Map<String, Work> m = Map.copyOf(workByKernel);
+    return of(trace, k -> m.get(k.name()));
+  }
+
+  /** The span of a trace: from its first API call's start to the last end of any record. */
+  public static long span(Iterable<? extends TraceRecord> trace) {
+    long first = Long.MAX_VALUE;
+    long last = Long.MIN_VALUE;
+    for (TraceRecord r : trace) {
+      if (r instanceof ApiCallRecord a) {
+        first = Math.min(first, a.startNs());
+      }
+      last = Math.max(last, r.endNs());
+    }
+    return first == Long.MAX_VALUE ? 0 : last - first;
+  }
+
+  /** The recorded trace's span. */
+  public long observedNs() {
+    return observedNs;
+  }
+
+  /**
+   * A configuration change to predict.
+   *
+   * @param pinnedCopies pageable host copies become pinned (asynchronous, at the pinned rate)
+   * @param poolAllocations plain allocations and frees become stream-ordered pool calls (no synchronization)
+   * @param graphLaunches each run of consecutive launches becomes one graph launch: one launch's host cost, and
+   *     the host gaps inside the run vanish
+   * @param copiesOnSideStream host-to-device copies run on a stream of their own; their stream waits for them
+   * @param precision kernels declared in one precision run in another (e.g. FP32 to TF32: a math-mode change)
+   * @param hostGapScale factor on the host time between calls (1 = unchanged; 0 = host-bound gaps removed)
+   * @param faults the fault spec of the replaying device ({@code ""} = none: faults removed)
+   */
+  public record Change(boolean pinnedCopies, boolean poolAllocations, boolean graphLaunches,
+      boolean copiesOnSideStream, Map<Precision, Precision> precision, double hostGapScale, String faults) {
+    public Change {
+      precision = precision == null ? Map.of() : Map.copyOf(precision);
+      if (!(hostGapScale >= 0) || Double.isInfinite(hostGapScale)) {
+        throw new IllegalArgumentException("host gap scale must be a non-negative number, got " + hostGapScale);
+      }
+      faults = faults == null ? "" : faults;
+    }
+
+    /** No change: replays the trace as it was (a check of the model against the trace). */
+    public static Change none() {
+      return new Change(false, false, false, false, Map.of(), 1.0, "");
+    }
+
+    public Change withPinnedCopies() {
+      return new Change(true, poolAllocations, graphLaunches, copiesOnSideStream, precision, hostGapScale, faults);
+    }
+
+    public Change withPoolAllocations() {
+      return new Change(pinnedCopies, true, graphLaunches, copiesOnSideStream, precision, hostGapScale, faults);
+    }
+
+    public Change withGraphLaunches() {
+      return new Change(pinnedCopies, poolAllocations, true, copiesOnSideStream, precision, hostGapScale, faults);
+    }
+
+    public Change withCopiesOnSideStream() {
+      return new Change(pinnedCopies, poolAllocations, graphLaunches, true, precision, hostGapScale, faults);
+    }
+
+    public Change withPrecision(Precision from, Precision to) {
+      Map<Precision, Precision> m = new EnumMap<>(Precision.class);
+      m.putAll(precision);
+      m.put(from, to);
+      return new Change(pinnedCopies, poolAllocations, graphLaunches, copiesOnSideStream, m, hostGapScale, faults);
+    }
+
+    public Change withHostGapScale(double scale) {
+      return new Change(pinnedCopies, poolAllocations, graphLaunches, copiesOnSideStream, precision, scale, faults);
+    }
+
+    public Change withFaults(String spec) {
+      return new Change(pinnedCopies, poolAllocations, graphLaunches, copiesOnSideStream, precision, hostGapScale,
+          spec);
+    }
+  }
+
+  /** A predicted run: the simulated device's records, and the span they cover ({@link #span}). */
+  public record Prediction(List<TraceRecord> records, long totalNs) {
+    public Prediction {
+      records = List.copyOf(records);
+    }
+
+    /** Relative change against {@code baselineNs}: negative is faster. */
+    public double changeAgainst(long baselineNs) {
+      return (double) (totalNs - baselineNs) / baselineNs;
+    }
+  }
+
+  private static final int SIDE_STREAM_OFFSET = 1 << 20;
+
+  /** Re-times the trace on a device of {@code spec} under {@code change}, with noise from {@code seed}. */
+  public Prediction predict(SimSpec spec, Change change, long seed) {
+    SimDevice d = new SimDevice(spec, seed, change.faults(), 0.02);
+    List<TraceRecord> out = new ArrayList<>();
+    d.tracer().start(out::add);
+    long prevEnd = calls.getFirst().startNs();
+    List<Runnable> batch = new ArrayList<>();
+    for (ApiCallRecord a : calls) {
+      long gap = Math.max(0, a.startNs() - prevEnd);
+      prevEnd = Math.max(prevEnd, a.endNs());
+      List<TraceRecord> dev = byCorrelation.getOrDefault(a.correlationId(), List.of());
+      List<KernelRecord> kernels = dev.stream().filter(KernelRecord.class::isInstance).map(KernelRecord.class::cast)
+          .toList();
+      boolean launch = a.kind() == ApiKind.LAUNCH && !kernels.isEmpty();
+      if (change.graphLaunches() && launch) {
+        if (batch.isEmpty()) {
+          d.hostWork(Math.round(gap * change.hostGapScale()));
+        }
+        for (KernelRecord k : kernels) {
+          batch.add(() -> d.replayGraphNode(k.name(), config(k), work(k, change), k.durationNs(), k.stream()));
+        }
+        continue;
+      }
+      if (!batch.isEmpty()) {
+        d.replayGraphLaunch(List.copyOf(batch));
+        batch.clear();
+      }
+      d.hostWork(Math.round(gap * change.hostGapScale()));
+      issue(d, a, dev, kernels, change);
+    }
+    if (!batch.isEmpty()) {
+      d.replayGraphLaunch(List.copyOf(batch));
+    }
+    d.tracer().flush();
+    long total = d.makespanEnd();
+    d.close();
+    return new Prediction(out, total);
+  }
+
+  private void issue(SimDevice d, ApiCallRecord a, List<TraceRecord> dev, List<KernelRecord> kernels, Change c) {
+    switch (a.kind()) {
+      case LAUNCH -> {
+        if (kernels.isEmpty()) {
+          d.replayOther(a.name(), a.durationNs());
+        } else if (kernels.size() == 1 && !a.name().contains("Graph")) {
+          KernelRecord k = kernels.getFirst();
+          d.replayLaunch(k.name(), config(k), work(k, c), k.durationNs(), k.stream(), a.name(), true);
+        } else {
+          List<Runnable> nodes = new ArrayList<>();
+          for (KernelRecord k : kernels) {
+            nodes.add(() -> d.replayGraphNode(k.name(), config(k), work(k, c), k.durationNs(), k.stream()));
+          }
+          d.replayGraphLaunch(nodes);
+        }
+      }
+      case COPY -> {
+        CopyRecord cr = first(dev, CopyRecord.class);
+        if (cr == null) {
+          d.replayOther(a.name(), a.durationNs());
+          return;
+        }
+        MemoryKind src = pin(cr.srcKind(), c);
+        MemoryKind dst = pin(cr.dstKind(), c);
+        boolean sync = !a.name().contains("Async");
+        if (c.copiesOnSideStream() && cr.kind() == CopyKind.HTOD && !sync) {
+          d.replayCopy(cr.kind(), cr.bytes(), src, dst, SIDE_STREAM_OFFSET + cr.stream(), false, cr.stream());
+        } else {
+          d.replayCopy(cr.kind(), cr.bytes(), src, dst, cr.stream(), sync, -1);
+        }
+      }
+      case MEMSET -> {
+        MemsetRecord m = first(dev, MemsetRecord.class);
+        if (m == null) {
+          d.replayOther(a.name(), a.durationNs());
+        } else {
+          d.replayMemset(m.bytes(), m.value(), m.stream());
+        }
+      }
+      case ALLOC, FREE -> {
+        boolean alloc = a.kind() == ApiKind.ALLOC;
+        String n = a.name();
+        if (n.contains("Host")) {
+          d.replayOther(n, a.durationNs());
+          return;
+        }
+        boolean plain = !n.contains("Async");
+        if (plain && c.poolAllocations()) {
+          d.replayAllocator(alloc, false, alloc ? "cuMemAllocAsync" : "cuMemFreeAsync");
+        } else {
+          d.replayAllocator(alloc, plain, n);
+        }
+      }
+      case SYNC -> {
+        SyncRecord s = first(dev, SyncRecord.class);
+        if (s == null) {
+          d.replaySync(SyncKind.CONTEXT, -1);
+        } else if (s.kind() == SyncKind.STREAM_WAIT_EVENT) {
+          d.replayJoin(s.stream());
+        } else {
+          d.replaySync(s.kind(), s.stream());
+        }
+      }
+      default -> d.replayOther(a.name(), a.durationNs());
+    }
+  }
+
+  private static MemoryKind pin(MemoryKind k, Change c) {
+    return c.pinnedCopies() && k == MemoryKind.PAGEABLE ? MemoryKind.PINNED : k;
+  }
+
+  private static <T> T first(List<TraceRecord> dev, Class<T> type) {
+    for (TraceRecord r : dev) {
+      if (type.isInstance(r)) {
+        return type.cast(r);
+      }
+    }
+    return null;
+  }
+
+  private static LaunchConfig config(KernelRecord k) {
+    return new LaunchConfig(k.grid(), k.block(), Math.max(0, k.dynamicSharedBytes()));
+  }
+
+  private Work work(KernelRecord k, Change c) {
+    Work w = work.apply(k);
+    if (w == null) {
+      return null;
+    }
+    Precision p = c.precision().get(w.precision());
+    return p == null ? w : new Work(w.flops(), p, w.bytesRead(), w.bytesWritten());
+  }
+}

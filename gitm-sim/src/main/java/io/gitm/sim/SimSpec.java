@@ -1,0 +1,184 @@
+package io.gitm.sim;
+
+import io.gitm.device.HardwareSpec;
+import io.gitm.device.Precision;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Everything the simulated device models about one GPU: the measured or documented ceilings ({@link HardwareSpec})
+ * and the model's own parameters (multiprocessor limits, host-side API costs, allocator, power and thermal model).
+ * Figures and their sources are listed in {@code docs/sim.md}.
+ *
+ * @param hardware ceilings the roofline uses; {@code smClockMHz} is the boost clock under load
+ * @param preset the preset name ({@code h200}, {@code h100}, {@code a100}) or {@code calibrated:<name>}
+ * @param computeCapability e.g. {@code 9.0}
+ * @param maxThreadsPerSm resident threads per multiprocessor
+ * @param maxBlocksPerSm resident blocks per multiprocessor
+ * @param registersPerSm 32-bit registers per multiprocessor
+ * @param sharedPerSm shared memory per multiprocessor at the largest carve-out, bytes
+ * @param idleClockMHz SM clock with no work (NVML reports it with reason bit 0x1)
+ * @param kernelOverheadNs fixed device time of any kernel (launch and drain of the grid)
+ * @param copyLatencyNs fixed device time of any copy or memset
+ * @param copyApiNs host time of an asynchronous copy, memset, event or stream call
+ * @param graphLaunchNs host time of one graph launch, whatever its size
+ * @param mallocNs host time of {@code cuMemAlloc} (besides the synchronization it implies)
+ * @param mallocNsPerMiB further host time of {@code cuMemAlloc} per MiB (page mapping)
+ * @param freeNs host time of {@code cuMemFree} (besides the synchronization it implies)
+ * @param poolAllocNs host time of a stream-ordered allocation the pool can serve
+ * @param poolGrowNs host time of a stream-ordered allocation that must grow the pool
+ * @param launchQueueDepth pending operations per stream before a submitting host call blocks
+ * @param idlePowerW board power with no work
+ * @param powerLimitW default (and enforced) board power limit
+ * @param ambientC inlet temperature
+ * @param thermalResistanceCPerW steady-state temperature rise per watt
+ * @param thermalTauSeconds thermal time constant of die and heatsink
+ * @param swSlowdownC temperature above which the driver lowers clocks (reason 0x20)
+ * @param hwSlowdownC temperature above which the hardware halves clocks (reasons 0x40 | 0x8)
+ */
+public record SimSpec(HardwareSpec hardware, String preset, String computeCapability, int maxThreadsPerSm,
+    int maxBlocksPerSm, int registersPerSm, int sharedPerSm, double idleClockMHz, double kernelOverheadNs,
+    double copyLatencyNs, double copyApiNs, double graphLaunchNs, double mallocNs, double mallocNsPerMiB,
+    double freeNs, double poolAllocNs, double poolGrowNs, int launchQueueDepth, double idlePowerW,
+    double powerLimitW, double ambientC, double thermalResistanceCPerW, double thermalTauSeconds, double swSlowdownC,
+    double hwSlowdownC) {
+
+  public SimSpec {
+    if (hardware == null) {
+      throw new IllegalArgumentException("a simulated device needs a hardware spec");
+    }
+    if (hardware.multiprocessors() <= 0 || hardware.smClockMHz() <= 0 || hardware.memoryBandwidth() <= 0
+        || hardware.hostToDevicePinned() <= 0 || hardware.deviceToHostPinned() <= 0
+        || hardware.hostToDevicePageable() <= 0 || hardware.deviceToHostPageable() <= 0
+        || hardware.flopsFor(Precision.FP32) <= 0) {
+      throw new IllegalArgumentException("hardware spec '" + hardware.deviceName()
+          + "' lacks a positive multiprocessor count, clock, memory bandwidth, host-link rates or FP32 rate");
+    }
+    if (maxThreadsPerSm <= 0 || maxBlocksPerSm <= 0 || registersPerSm <= 0 || sharedPerSm <= 0
+        || launchQueueDepth <= 0) {
+      throw new IllegalArgumentException("multiprocessor limits and queue depth must be positive");
+    }
+  }
+
+  /** The boost clock (the SM clock under load), which the flops figures refer to. */
+  public double boostClockMHz() {
+    return hardware.smClockMHz();
+  }
+
+  /** Dynamic power at full activity and boost clock: what the limit leaves above idle. */
+  double dynamicPowerW() {
+    return powerLimitW - idlePowerW;
+  }
+
+  /** The preset named {@code name}: {@code h200} (default), {@code h100} or {@code a100}. */
+  public static SimSpec preset(String name) {
+    String n = name == null ? "h200" : name.strip().toLowerCase(Locale.ROOT);
+    return switch (n) {
+      case "h200", "" -> h200();
+      case "h100" -> h100();
+      case "a100" -> a100();
+      default -> throw new IllegalArgumentException("unknown sim preset '" + name + "': use h200, h100 or a100");
+    };
+  }
+
+  /**
+   * A spec from a calibrated {@link HardwareSpec} ({@code gitm calibrate}): its measured ceilings replace the base
+   * preset's, the model parameters it does not measure come from {@code basePreset}.
+   */
+  public static SimSpec fromCalibration(HardwareSpec calibrated, String basePreset) {
+    SimSpec b = preset(basePreset);
+    HardwareSpec h = calibrated;
+    HardwareSpec base = b.hardware();
+    Map<Precision, Double> flops = new EnumMap<>(Precision.class);
+    flops.putAll(base.flops());
+    h.flops().forEach((p, v) -> {
+      if (v != null && v > 0) {
+        flops.put(p, v);
+      }
+    });
+    HardwareSpec merged = new HardwareSpec(or(h.deviceName(), base.deviceName()), or(h.uuid(), base.uuid()),
+        or(h.driver(), base.driver()), h.multiprocessors() > 0 ? h.multiprocessors() : base.multiprocessors(),
+        pos(h.smClockMHz(), base.smClockMHz()), h.memoryBytes() > 0 ? h.memoryBytes() : base.memoryBytes(),
+        h.l2Bytes() > 0 ? h.l2Bytes() : base.l2Bytes(), pos(h.memoryBandwidth(), base.memoryBandwidth()), flops,
+        pos(h.hostToDevicePinned(), base.hostToDevicePinned()), pos(h.deviceToHostPinned(), base.deviceToHostPinned()),
+        pos(h.hostToDevicePageable(), base.hostToDevicePageable()),
+        pos(h.deviceToHostPageable(), base.deviceToHostPageable()), pos(h.launchLatencyNs(), base.launchLatencyNs()),
+        pos(h.eventResolutionNs(), base.eventResolutionNs()),
+        "calibrated (" + or(h.source(), "calibrate") + ") over preset " + b.preset());
+    return new SimSpec(merged, "calibrated:" + b.preset(), b.computeCapability, b.maxThreadsPerSm, b.maxBlocksPerSm,
+        b.registersPerSm, b.sharedPerSm, b.idleClockMHz, b.kernelOverheadNs, b.copyLatencyNs, b.copyApiNs,
+        b.graphLaunchNs, b.mallocNs, b.mallocNsPerMiB, b.freeNs, b.poolAllocNs, b.poolGrowNs, b.launchQueueDepth,
+        b.idlePowerW, b.powerLimitW, b.ambientC, b.thermalResistanceCPerW, b.thermalTauSeconds, b.swSlowdownC,
+        b.hwSlowdownC);
+  }
+
+  private static String or(String a, String b) {
+    return a == null || a.isBlank() ? b : a;
+  }
+
+  private static double pos(double a, double b) {
+    return a > 0 && Double.isFinite(a) ? a : b;
+  }
+
+  private static final double GB = 1e9;
+  private static final double TERA = 1e12;
+
+  // Tensor-core figures of the Hopper presets are the datasheet's dense figures scaled by the ratio measured on the
+  // lent H200 (bf16 GEMM ~790 of 989 TFLOP/s dense); CUDA-core FP32/FP64 are the datasheet's; INT32 falls back to
+  // FP32 (HardwareSpec.flopsFor). See docs/sim.md.
+  private static final double HOPPER_TENSOR_EFFICIENCY = 790.0 / 989.0;
+  // Effective/datasheet HBM bandwidth on the lent H200: saxpy 3.3 TB/s of 4.8 TB/s.
+  private static final double HBM_EFFICIENCY = 3.3 / 4.8;
+  // Host link: achieved pinned rate as a share of the PCIe x16 link rate, and pageable as a share of pinned
+  // (model assumptions, replaced by calibration).
+  private static final double PCIE_EFFICIENCY = 0.8;
+  private static final double PAGEABLE_SHARE = 0.4;
+
+  private static Map<Precision, Double> hopperFlops() {
+    Map<Precision, Double> f = new EnumMap<>(Precision.class);
+    f.put(Precision.BF16, 989 * TERA * HOPPER_TENSOR_EFFICIENCY);
+    f.put(Precision.FP16, 989 * TERA * HOPPER_TENSOR_EFFICIENCY);
+    f.put(Precision.TF32, 494 * TERA * HOPPER_TENSOR_EFFICIENCY);
+    f.put(Precision.FP32, 67 * TERA);
+    f.put(Precision.FP64, 34 * TERA);
+    return f;
+  }
+
+  static SimSpec h200() {
+    double link = 64 * GB * PCIE_EFFICIENCY;
+    HardwareSpec h = new HardwareSpec("NVIDIA H200", "SIM-H200-0000", "sim", 132, 1980, 141_000_000_000L,
+        50L * 1024 * 1024, 3.3e12, hopperFlops(), link, link, link * PAGEABLE_SHARE, link * PAGEABLE_SHARE, 4000, 1000,
+        "preset h200: lent H200 measurements (device-facts 2026-11-29) and the H200 SXM datasheet");
+    return hopper(h, "h200", 82);
+  }
+
+  static SimSpec h100() {
+    double link = 64 * GB * PCIE_EFFICIENCY;
+    HardwareSpec h = new HardwareSpec("NVIDIA H100 80GB HBM3", "SIM-H100-0000", "sim", 132, 1980, 80_000_000_000L,
+        50L * 1024 * 1024, 3.35e12 * HBM_EFFICIENCY, hopperFlops(), link, link, link * PAGEABLE_SHARE,
+        link * PAGEABLE_SHARE, 4000, 1000, "preset h100: H100 SXM5 datasheet, efficiencies measured on the lent H200");
+    return hopper(h, "h100", 82);
+  }
+
+  static SimSpec a100() {
+    double link = 32 * GB * PCIE_EFFICIENCY;
+    Map<Precision, Double> f = new EnumMap<>(Precision.class);
+    f.put(Precision.BF16, 312 * TERA * HOPPER_TENSOR_EFFICIENCY);
+    f.put(Precision.FP16, 312 * TERA * HOPPER_TENSOR_EFFICIENCY);
+    f.put(Precision.TF32, 156 * TERA * HOPPER_TENSOR_EFFICIENCY);
+    f.put(Precision.FP32, 19.5 * TERA);
+    f.put(Precision.FP64, 9.7 * TERA);
+    f.put(Precision.INT32, 19.5 * TERA);
+    HardwareSpec h = new HardwareSpec("NVIDIA A100-SXM4-80GB", "SIM-A100-0000", "sim", 108, 1410, 80_000_000_000L,
+        40L * 1024 * 1024, 2.039e12 * HBM_EFFICIENCY, f, link, link, link * PAGEABLE_SHARE, link * PAGEABLE_SHARE,
+        4000, 1000, "preset a100: A100 SXM4 80GB datasheet, efficiencies measured on the lent H200");
+    return new SimSpec(h, "a100", "8.0", 2048, 32, 65536, 164 * 1024, 210, 1500, 1500, 2000, 4000, 20_000, 200,
+        10_000, 1000, 20_000, 1024, 60, 400, 30, 0.1, 5, 87, 90);
+  }
+
+  private static SimSpec hopper(HardwareSpec h, String preset, double idleW) {
+    return new SimSpec(h, preset, "9.0", 2048, 32, 65536, 228 * 1024, 345, 1500, 1500, 2000, 4000, 20_000, 200,
+        10_000, 1000, 20_000, 1024, idleW, 700, 30, 0.06, 5, 87, 90);
+  }
+}

@@ -1,0 +1,190 @@
+package io.gitm.sim;
+
+import static io.gitm.sim.Fixtures.BIG;
+import static io.gitm.sim.Fixtures.only;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import io.gitm.device.DeviceMemory;
+import io.gitm.device.HostMemory;
+import io.gitm.device.HostMemoryKind;
+import io.gitm.device.Kernel;
+import io.gitm.device.Precision;
+import io.gitm.device.Stream;
+import io.gitm.device.Work;
+import io.gitm.trace.ApiCallRecord;
+import io.gitm.trace.ApiKind;
+import io.gitm.trace.CopyRecord;
+import io.gitm.trace.MemoryKind;
+import io.gitm.trace.TraceRecord;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ReplayTest {
+  private static final long KERNEL_BYTES = 16L << 20;
+  private static final Map<String, Work> WORK = Map.of(
+      "stream_copy", new Work(0, Precision.FP32, KERNEL_BYTES / 2, KERNEL_BYTES / 2),
+      "fma_loop", new Work(2e9, Precision.FP32, 0, 0));
+
+  /** A batch loop: upload 4 MiB, a 16 MiB streaming kernel, a compute kernel, download 1 MiB, every iteration. */
+  static List<TraceRecord> live(HostMemoryKind hostKind, boolean plainAlloc, long seed) {
+    return live(hostKind, plainAlloc, seed, "");
+  }
+
+  static List<TraceRecord> live(HostMemoryKind hostKind, boolean plainAlloc, long seed, String faults) {
+    SimDevice d = Fixtures.open(faults, seed, 0.02);
+    List<TraceRecord> rs = Fixtures.trace(d);
+    Kernel stream = d.load(Fixtures.MODULE).kernel("stream_copy");
+    Kernel compute = d.load(Fixtures.MODULE).kernel("fma_loop");
+    Stream s = d.createStream(0);
+    HostMemory in = d.allocHost(4 << 20, hostKind);
+    HostMemory out = d.allocHost(1 << 20, hostKind);
+    DeviceMemory fixed = d.malloc(4 << 20);
+    for (int i = 0; i < 200; i++) {
+      DeviceMemory m = plainAlloc ? d.malloc(4 << 20) : fixed;
+      d.copyAsync(m, 0, in, 0, 4 << 20, s);
+      d.launch(stream, BIG, s, KERNEL_BYTES);
+      d.launch(compute, BIG, s, 2e9);
+      d.copyAsync(out, 0, m, 0, 1 << 20, s);
+      if (plainAlloc) {
+        m.close();
+      }
+      if (i % 10 == 9) {
+        s.synchronize();
+      }
+    }
+    d.synchronize();
+    d.tracer().stop();
+    return rs;
+  }
+
+  @Test
+  void replayWithoutChangeReproducesTheRecordedRun() {
+    List<TraceRecord> t = live(HostMemoryKind.PAGEABLE, false, 1);
+    Replay r = Replay.of(t, WORK);
+    long predicted = r.predict(SimSpec.preset("h200"), Replay.Change.none(), 9).totalNs();
+    assertThat((double) predicted / r.observedNs()).isCloseTo(1.0, within(0.02));
+  }
+
+  @Test
+  void pinnedInsteadOfPageablePredictsTheLiveRunWithinAFewPercent() {
+    List<TraceRecord> pageable = live(HostMemoryKind.PAGEABLE, false, 1);
+    List<TraceRecord> pinned = live(HostMemoryKind.PINNED, false, 2);
+    Replay.Prediction p = Replay.of(pageable, WORK).predict(SimSpec.preset("h200"),
+        Replay.Change.none().withPinnedCopies(), 3);
+    long livePinned = Replay.span(pinned);
+    long livePageable = Replay.span(pageable);
+    assertThat(livePinned).isLessThan(livePageable * 9 / 10);
+    assertThat((double) p.totalNs() / livePinned).isCloseTo(1.0, within(0.03));
+    assertThat(only(p.records(), CopyRecord.class))
+        .allSatisfy(c -> assertThat(c.srcKind()).isNotEqualTo(MemoryKind.PAGEABLE));
+  }
+
+  @Test
+  void poolInsteadOfCuMemAllocRemovesTheAllocatorStalls() {
+    List<TraceRecord> plain = live(HostMemoryKind.PINNED, true, 1);
+    Replay r = Replay.of(plain, WORK);
+    Replay.Prediction p = r.predict(SimSpec.preset("h200"), Replay.Change.none().withPoolAllocations(), 3);
+    long noAllocLive = Replay.span(live(HostMemoryKind.PINNED, false, 2));
+    assertThat(p.totalNs()).isLessThan(r.observedNs() * 9 / 10);
+    assertThat((double) p.totalNs() / noAllocLive).isCloseTo(1.0, within(0.05));
+    assertThat(only(p.records(), ApiCallRecord.class).stream().filter(a -> a.kind() == ApiKind.ALLOC))
+        .allSatisfy(a -> assertThat(a.name()).isEqualTo("cuMemAllocAsync"));
+  }
+
+  /** A launch-bound loop: 2000 tiny kernels on one stream. */
+  private static List<TraceRecord> tinyKernels(boolean graph) {
+    SimDevice d = Fixtures.open("", 5, 0.02);
+    List<TraceRecord> rs = Fixtures.trace(d);
+    Kernel k = d.load(Fixtures.MODULE).kernel("stream_copy");
+    Stream s = d.createStream(0);
+    if (graph) {
+      d.beginCapture(s);
+      for (int i = 0; i < 20; i++) {
+        d.launch(k, Fixtures.SMALL, s, 4096L);
+      }
+      var g = d.endCapture(s);
+      rs.clear();
+      for (int i = 0; i < 100; i++) {
+        d.launchGraph(g, s);
+      }
+    } else {
+      for (int i = 0; i < 2000; i++) {
+        d.launch(k, Fixtures.SMALL, s, 4096L);
+      }
+    }
+    d.synchronize();
+    d.tracer().stop();
+    return rs;
+  }
+
+  @Test
+  void graphLaunchesPredictTheLaunchGapsGone() {
+    List<TraceRecord> direct = tinyKernels(false);
+    Replay r = Replay.of(direct, Map.of("stream_copy", new Work(0, Precision.FP32, 2048, 2048)));
+    Replay.Prediction p = r.predict(SimSpec.preset("h200"), Replay.Change.none().withGraphLaunches(), 1);
+    assertThat(p.totalNs()).isLessThan(r.observedNs() / 2);
+    // and a graph-launched trace replays as recorded
+    List<TraceRecord> graphed = tinyKernels(true);
+    Replay g = Replay.of(graphed, Map.of("stream_copy", new Work(0, Precision.FP32, 2048, 2048)));
+    assertThat((double) g.predict(SimSpec.preset("h200"), Replay.Change.none(), 1).totalNs() / g.observedNs())
+        .isCloseTo(1.0, within(0.05));
+  }
+
+  @Test
+  void aFasterMathModeShortensComputeBoundKernelsOnly() {
+    List<TraceRecord> t = live(HostMemoryKind.PINNED, false, 1);
+    Replay r = Replay.of(t, WORK);
+    long base = r.predict(SimSpec.preset("h200"), Replay.Change.none(), 3).totalNs();
+    long tf32 = r.predict(SimSpec.preset("h200"), Replay.Change.none().withPrecision(Precision.FP32, Precision.TF32),
+        3).totalNs();
+    assertThat(tf32).isLessThan(base);
+  }
+
+  @Test
+  void kernelsWithoutDeclaredWorkKeepTheirObservedDuration() {
+    List<TraceRecord> t = live(HostMemoryKind.PINNED, false, 1);
+    Replay r = Replay.of(t, Map.of());
+    var ks = only(r.predict(SimSpec.preset("h200"), Replay.Change.none(), 3).records(),
+        io.gitm.trace.KernelRecord.class);
+    var orig = only(t, io.gitm.trace.KernelRecord.class);
+    assertThat(ks).hasSameSizeAs(orig);
+    assertThat((double) ks.get(5).durationNs() / orig.get(5).durationNs()).isCloseTo(1.0, within(0.1));
+  }
+
+  @Test
+  void removingAFaultPredictsTheCleanRun() {
+    List<TraceRecord> faulty = live(HostMemoryKind.PINNED, false, 1, "clock-drop:mhz=660");
+    Replay r = Replay.of(faulty, WORK);
+    long clean = Replay.span(live(HostMemoryKind.PINNED, false, 2));
+    long sameFault = r.predict(SimSpec.preset("h200"), Replay.Change.none().withFaults("clock-drop:mhz=660"), 3)
+        .totalNs();
+    long removed = r.predict(SimSpec.preset("h200"), Replay.Change.none(), 3).totalNs();
+    assertThat(r.observedNs()).isGreaterThan(clean * 11 / 10);
+    assertThat((double) sameFault / r.observedNs()).isCloseTo(1.0, within(0.03));
+    assertThat((double) removed / clean).isCloseTo(1.0, within(0.03));
+  }
+
+  @Test
+  void uploadsMovedToASideStreamOverlapEarlierKernels() {
+    List<TraceRecord> t = live(HostMemoryKind.PINNED, false, 1);
+    Replay r = Replay.of(t, WORK);
+    long same = r.predict(SimSpec.preset("h200"), Replay.Change.none(), 3).totalNs();
+    Replay.Prediction side = r.predict(SimSpec.preset("h200"), Replay.Change.none().withCopiesOnSideStream(), 3);
+    assertThat(side.totalNs()).isLessThan(same * 95 / 100);
+    // kernels still start only after the upload they follow has ended
+    var copies = only(side.records(), CopyRecord.class).stream()
+        .filter(c -> c.kind() == io.gitm.trace.CopyKind.HTOD).toList();
+    var kernels = only(side.records(), io.gitm.trace.KernelRecord.class);
+    for (int i = 0; i < copies.size(); i++) {
+      assertThat(kernels.get(2 * i).startNs()).isGreaterThanOrEqualTo(copies.get(i).endNs());
+    }
+  }
+
+  @Test
+  void aTraceWithoutApiCallsIsRefused() {
+    assertThatThrownBy(() -> Replay.of(List.of(), Map.of())).hasMessageContaining("no API call records");
+  }
+}
