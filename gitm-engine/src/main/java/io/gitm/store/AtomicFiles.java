@@ -104,6 +104,29 @@ public final class AtomicFiles {
     }
   }
 
+  /**
+   * The temporary sibling that a streaming writer (which forces its own channel) writes {@code file} to before
+   * {@link #publish} renames it.
+   */
+  public static Path temporary(Path file) {
+    return file.resolveSibling(file.getFileName() + TMP_SUFFIX);
+  }
+
+  /** Renames an already forced temporary file over {@code file} and forces the folder's entry. */
+  public static void publish(Path tmp, Path file) throws IOException {
+    move(tmp, file);
+    forceDirectory(file.toAbsolutePath().getParent());
+  }
+
+  /** Deletes a temporary file, ignoring failures (used on a path that is already failing). */
+  public static void discard(Path tmp) {
+    try {
+      Files.deleteIfExists(tmp);
+    } catch (IOException ignored) {
+      // the caller reports the original failure
+    }
+  }
+
   static void move(Path from, Path to) throws IOException {
     try {
       Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -114,9 +137,12 @@ public final class AtomicFiles {
 
   /** Forces a directory's entries to disk, where the platform allows opening a directory. */
   static void forceDirectory(Path dir) {
+    if (dir == null) {
+      return;
+    }
     try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
       d.force(true);
-    } catch (IOException ignored) {
+    } catch (IOException | UnsupportedOperationException ignored) {
       // Some platforms cannot open directories; the rename itself is still atomic there.
     }
   }

@@ -1,5 +1,7 @@
 package io.gitm.tracer;
 
+import io.gitm.store.AtomicFiles;
+
 import io.gitm.trace.ApiCallRecord;
 import io.gitm.trace.CopyRecord;
 import io.gitm.trace.Dim3;
