@@ -1,0 +1,103 @@
+package io.gitm.scheduler;
+
+import io.gitm.api.Ticker;
+import io.gitm.device.Device;
+import io.gitm.device.DeviceProvider;
+import io.gitm.device.EventTracer;
+import io.gitm.device.StateSampler;
+import io.gitm.trace.MarkerRecord;
+import io.gitm.trace.TraceSink;
+import io.gitm.workload.ExecutionConfig;
+import io.gitm.workload.IterationResult;
+import io.gitm.workload.OutputDigest;
+import io.gitm.workload.Workload;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * Phase 1, profile: runs a workload in a given configuration until the phase's wall-clock time is used (or its
+ * iteration cap is reached), recording kernel events and state samples into a sink, and measures its baseline.
+ *
+ * <p>State is sampled between iterations whenever the device's clock has passed the next sampling instant, so the
+ * samples follow the device's own time (simulated time on the simulated device) and the loop stays deterministic.
+ */
+public final class Profiler {
+
+  /**
+   * @param wallLimit wall-clock time the phase may use
+   * @param maxIterations at most this many iterations (0 = no cap)
+   * @param samplePeriodNanos device-clock time between state samples
+   */
+  public record Options(Duration wallLimit, int maxIterations, long samplePeriodNanos) {
+    public Options {
+      if (wallLimit.isNegative() || maxIterations < 0 || samplePeriodNanos <= 0) {
+        throw new IllegalArgumentException("profile options must be non-negative with a positive sampling period");
+      }
+    }
+  }
+
+  /**
+   * What the phase measured.
+   *
+   * @param throughput units per second of device-clock time over all iterations
+   * @param latency per-iteration time, milliseconds
+   * @param tracing what the event tracer did ({@code "on"}, or why it was off)
+   */
+  public record Baseline(String workload, String metric, int iterations, long units, double throughput,
+      Stats latency, long samples, String tracing, OutputDigest output, double wallSeconds) {}
+
+  private Profiler() {}
+
+  public static Baseline run(Device device, Workload workload, ExecutionConfig config, Path dataDir, Ticker wall,
+      Options options, TraceSink sink) {
+    long wallStart = wall.nanos();
+    long wallEnd = wallStart + options.wallLimit().toNanos();
+    EventTracer tracer = device.tracer();
+    DeviceProvider.Probe tp = tracer.availability();
+    String tracing = tp.usable() ? "on" : "off: " + tp.reason();
+    if (tp.usable()) {
+      tracer.start(sink);
+    }
+    StateSampler sampler = device.sampler();
+    Ticker clock = device.clock();
+    long samples = 0;
+    double[] lat = new double[1024];
+    int n = 0;
+    long units = 0;
+    long deviceNanos = 0;
+    OutputDigest digest;
+    try (Workload.Session s = workload.open(device, config, dataDir)) {
+      sink.accept(sampler.sample());
+      samples++;
+      long nextSample = clock.nanos() + options.samplePeriodNanos();
+      while (wall.nanos() < wallEnd && (options.maxIterations() == 0 || n < options.maxIterations()) && s.hasNext()) {
+        long t0 = clock.nanos();
+        IterationResult r = s.step();
+        long t1 = clock.nanos();
+        sink.accept(new MarkerRecord("iteration " + n, Thread.currentThread().threadId(), t0, Math.max(t0, t1)));
+        if (n == lat.length) {
+          lat = java.util.Arrays.copyOf(lat, n * 2);
+        }
+        lat[n++] = r.wallNanos() / 1e6;
+        units += r.units();
+        deviceNanos += r.wallNanos();
+        if (clock.nanos() >= nextSample) {
+          sink.accept(sampler.sample());
+          samples++;
+          nextSample = clock.nanos() + options.samplePeriodNanos();
+        }
+      }
+      digest = s.output();
+      sink.accept(sampler.sample());
+      samples++;
+    } finally {
+      if (tp.usable()) {
+        tracer.stop();
+      }
+    }
+    double throughput = deviceNanos == 0 ? 0 : units * 1e9 / deviceNanos;
+    var spec = workload.spec();
+    return new Baseline(spec.name(), spec.metric(), n, units, throughput,
+        Stats.of("ms", java.util.Arrays.copyOf(lat, n)), samples, tracing, digest, (wall.nanos() - wallStart) / 1e9);
+  }
+}
