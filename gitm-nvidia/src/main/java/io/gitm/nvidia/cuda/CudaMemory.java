@@ -5,7 +5,11 @@ import static io.gitm.nvidia.cuda.Cu.check;
 import io.gitm.device.DeviceMemory;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-/** Device memory at {@code address} ({@code CUdeviceptr}); closing frees it with {@code cuMemFree}. */
+/**
+ * Device memory at {@code address} ({@code CUdeviceptr}). Closing frees it: plain memory with {@code cuMemFree}; pooled
+ * memory, which other streams may still be using, after a context synchronize with {@code cuMemFreeAsync} on the
+ * default stream (the fast path for pooled memory is {@code Device.freeAsync}).
+ */
 final class CudaMemory implements DeviceMemory {
   private final CudaDevice device;
   private final long address;
@@ -58,7 +62,12 @@ final class CudaMemory implements DeviceMemory {
     if (!device.isClosed()) {
       device.enter();
     }
-    check(Cu.cuMemFree, CudaDevice.call(Cu.cuMemFree, address));
+    if (pooled) {
+      check(Cu.cuCtxSynchronize, CudaDevice.call(Cu.cuCtxSynchronize));
+      check(Cu.cuMemFreeAsync, CudaDevice.call(Cu.cuMemFreeAsync, address, java.lang.foreign.MemorySegment.NULL));
+    } else {
+      check(Cu.cuMemFree, CudaDevice.call(Cu.cuMemFree, address));
+    }
   }
 
   @Override

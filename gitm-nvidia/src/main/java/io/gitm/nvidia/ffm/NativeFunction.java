@@ -65,7 +65,8 @@ public final class NativeFunction {
       try {
         lib = library.get();
       } catch (DeviceException e) {
-        failure = new UnsupportedFeatureException(names.getFirst(), e.getMessage());
+        failure = new UnsupportedFeatureException(names.getFirst(),
+            e instanceof NativeLibraries.Missing m ? m.reason() : e.getMessage());
         throw failure;
       }
       for (String n : names) {

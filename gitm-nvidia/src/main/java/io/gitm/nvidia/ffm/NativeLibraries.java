@@ -40,6 +40,20 @@ public final class NativeLibraries {
 
   private static final Map<String, Object> CACHE = new ConcurrentHashMap<>();
 
+  /** A library that could not be opened; {@link #reason()} says where gitm looked. */
+  public static final class Missing extends UnsupportedFeatureException {
+    private final String reason;
+
+    Missing(String reason) {
+      super("dlopen", reason);
+      this.reason = reason;
+    }
+
+    public String reason() {
+      return reason;
+    }
+  }
+
   private NativeLibraries() {
   }
 
@@ -48,12 +62,12 @@ public final class NativeLibraries {
     Object o = CACHE.computeIfAbsent(name, n -> {
       try {
         return open(n, System.getenv(), Path.of("/"));
-      } catch (UnsupportedFeatureException e) {
-        return e;
+      } catch (Missing e) {
+        return e.reason();
       }
     });
-    if (o instanceof UnsupportedFeatureException e) {
-      throw new UnsupportedFeatureException(e.function(), e.getMessage());
+    if (o instanceof String reason) {
+      throw new Missing(reason);
     }
     return (NativeLibrary) o;
   }
@@ -94,10 +108,10 @@ public final class NativeLibraries {
         SymbolLookup lookup = SymbolLookup.libraryLookup(p, Arena.global());
         return new NativeLibrary(name, p.getFileName().toString(), p.toAbsolutePath().toString(), false, lookup);
       } catch (IllegalArgumentException e) {
-        throw new UnsupportedFeatureException("dlopen", "cannot load " + p + ": " + e.getMessage());
+        throw new Missing("cannot load " + p + ": " + e.getMessage());
       }
     }
-    throw new UnsupportedFeatureException("dlopen", "lib" + name + " not found: tried " + sonames
+    throw new Missing("lib" + name + " not found: tried " + sonames
         + " on the loader path and in " + dirs.stream().map(Path::toString).toList()
         + " (set LD_LIBRARY_PATH or GITM_CUDA_LIB to the folder holding it)");
   }
