@@ -16,7 +16,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 class CalibratorTest {
-  private static final Calibrator.Options OPTIONS = new Calibrator.Options(64L << 20, 1024, 8L << 20, 200, 5, 1, 3);
+  private static final Calibrator.Options OPTIONS = new Calibrator.Options(64L << 20, 4096, 8L << 20, 200, 5, 1, 3);
 
   @Test
   void recoversTheCeilingsOfADeviceWithKnownOnes() {
