@@ -100,7 +100,12 @@ final class CudaDevice implements Device {
         case BLOCKING_SYNC -> Cu.CU_CTX_SCHED_BLOCKING_SYNC;
       };
       if (flags != Cu.CU_CTX_SCHED_AUTO) {
-        check(Cu.cuDevicePrimaryCtxSetFlags, call(Cu.cuDevicePrimaryCtxSetFlags, d, flags));
+        int rc = call(Cu.cuDevicePrimaryCtxSetFlags, d, flags);
+        if (rc != 0) {
+          throw io.gitm.nvidia.ffm.ErrorCodes.cuda(Cu.cuDevicePrimaryCtxSetFlags.name(), rc, "scheduling mode "
+              + request.scheduling() + " on device " + request.ordinal()
+              + " (the mode is fixed while the primary context is active in this process)");
+        }
       }
       MemorySegment pctx = a.allocate(ValueLayout.ADDRESS);
       check(Cu.cuDevicePrimaryCtxRetain, call(Cu.cuDevicePrimaryCtxRetain, pctx, d));
@@ -299,9 +304,16 @@ final class CudaDevice implements Device {
   public void freeAsync(DeviceMemory memory, Stream stream) {
     CudaMemory m = memory(memory);
     enter();
+    MemorySegment s = stream(stream).handle();
     if (m.markFreed()) {
-      check(Cu.cuMemFreeAsync, call(Cu.cuMemFreeAsync, m.address(), stream(stream).handle()));
       untrack(m);
+      if (m.pooled()) {
+        check(Cu.cuMemFreeAsync, call(Cu.cuMemFreeAsync, m.address(), s));
+      } else {
+        // plain memory has no stream-ordered free: wait for the stream's work, then free it
+        check(Cu.cuStreamSynchronize, call(Cu.cuStreamSynchronize, s));
+        check(Cu.cuMemFree, call(Cu.cuMemFree, m.address()));
+      }
     }
   }
 
