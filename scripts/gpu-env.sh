@@ -23,7 +23,7 @@ done
 if [ ${#gitm_cuda_dirs[@]} -gt 0 ]; then
   gitm_joined=$(IFS=:; echo "${gitm_cuda_dirs[*]}")
   export LD_LIBRARY_PATH="$gitm_joined${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  export GITM_CUDA_LIB="$gitm_joined"
+  export GITM_CUDA_LIB="${GITM_CUDA_LIB:+$GITM_CUDA_LIB:}$gitm_joined"
 fi
 GITM_CP="$gitm_root/.gpu/lib/*:$gitm_root/.gpu/test-lib/*"
 for d in "$gitm_root"/.gpu/test-classes/*/; do

@@ -30,6 +30,11 @@ final class CounterRate {
       return Double.NaN;
     }
     long delta = (value - previous) & mask;
+    if (Long.compareUnsigned(delta, mask >>> 1) > 0) {
+      previous = value;
+      previousMicros = micros;
+      return Double.NaN;
+    }
     double seconds = (micros - previousMicros) / 1e6;
     previous = value;
     previousMicros = micros;

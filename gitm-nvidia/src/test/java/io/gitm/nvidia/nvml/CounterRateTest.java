@@ -28,7 +28,7 @@ class CounterRateTest {
   @Test
   void a64BitCounterThatWrapsStillGivesTheTrueIncrease() {
     CounterRate r = new CounterRate(64);
-    r.update(-16L, 0, 1);
+    r.update(-16L, 0, 1);  // 2^64 - 16
     assertThat(r.update(16L, 2_000_000, 1)).isEqualTo(16);
   }
 
@@ -38,6 +38,14 @@ class CounterRateTest {
     r.update(100, 1000, 1);
     assertThat(r.update(200, 1000, 1)).isNaN();
     assertThat(r.update(300, 1_001_000, 1)).isEqualTo(200.0);
+  }
+
+  @Test
+  void aCounterThatWentBackwardsIsAResetNotAHugeRate() {
+    CounterRate r = new CounterRate(64);
+    r.update(1_000_000, 0, 1);
+    assertThat(r.update(500, 1_000_000, 1)).isNaN();
+    assertThat(r.update(1500, 2_000_000, 1)).isEqualTo(1000);
   }
 
   @Test
