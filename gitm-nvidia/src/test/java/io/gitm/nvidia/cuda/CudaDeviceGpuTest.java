@@ -191,6 +191,17 @@ class CudaDeviceGpuTest {
   }
 
   @Test
+  void nvrtcCompileErrorsCarryTheCompilerLog() {
+    Gpu.require();
+    Assumptions.assumeTrue(NativeLibraries.tryFind("nvrtc").isPresent(), "libnvrtc not found here");
+    assertThatThrownBy(() -> io.gitm.nvidia.nvrtc.Nvrtc.compile("#error gitm self-test\n", "bad.cu", "compute_90"))
+        .isInstanceOf(io.gitm.nvidia.ffm.NvrtcException.class)
+        .hasMessageContaining("NVRTC_ERROR_COMPILATION")
+        .hasMessageContaining("bad.cu")
+        .hasMessageContaining("error");
+  }
+
+  @Test
   void eventsTimeWorkOnAStream() {
     try (Device d = Gpu.open(); Module m = d.load(Gpu.SELFTEST); Event a = d.createEvent(true);
         Event b = d.createEvent(true)) {
