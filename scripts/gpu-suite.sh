@@ -19,7 +19,7 @@ started=$(date -u +%FT%TZ)
   echo "commit: $(git -C "$gitm_root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
   echo "java: $("$GITM_JAVA" -version 2>&1 | head -n1)"
   echo "device: $(nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi / no GPU')"
-  echo "CUDA library folders: ${GITM_CUDA_LIB:-none found}"
+  echo "CUDA library folders: ${GITM_CUDA_LIB:-none found}; LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
 } > "$summary"
 launcher=$(ls .gpu/test-lib/junit-platform-console-standalone-*.jar 2>/dev/null | head -n1)
 if [ -z "$launcher" ]; then
