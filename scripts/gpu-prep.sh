@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Runs HERE (the build machine): builds gitm and lays out everything the GPU machine needs in .gpu/, which the lead
+# carries there in one device call (it has no Maven and no network):
+#   .gpu/jdk                  a jlinked Java 25 runtime
+#   .gpu/lib/*.jar            every runtime jar: the gitm modules and their dependencies
+#   .gpu/test-lib/*.jar       test-scope dependencies + junit-platform-console-standalone (JUnit itself comes only
+#                             from the standalone jar, so that one Jupiter engine is on the class path)
+#   .gpu/test-classes/<module>/  each module's target/test-classes
+# byte-buddy (9 MB, AssertJ's soft assertions and AssertJ assumptions only) is left out: tests use JUnit's Assumptions.
+# Then run scripts/gpu-suite.sh there. Fails when .gpu/ grows past 60 MiB.
+set -euo pipefail
+root=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
+. "$root/scripts/java25.sh"
+cd "$root"
+mvn_opts=(-B -ntp -q ${GITM_MVN_OPTS:-})
+junit_version=$(sed -n 's:.*<junit.version>\(.*\)</junit.version>.*:\1:p' pom.xml | head -n1)
+dep_plugin=org.apache.maven.plugins:maven-dependency-plugin:3.8.1
+
+if [ "${GITM_PREP_SKIP_BUILD:-0}" != 1 ]; then
+  echo "[gpu-prep] building (install, tests compiled but not run)"
+  ./mvnw "${mvn_opts[@]}" -DskipTests install
+fi
+
+gpu="$root/.gpu"
+rm -rf "$gpu"
+mkdir -p "$gpu/lib" "$gpu/test-lib" "$gpu/test-classes"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+echo "[gpu-prep] copying runtime and test dependencies"
+./mvnw "${mvn_opts[@]}" "$dep_plugin:copy-dependencies" -DincludeScope=runtime -DexcludeGroupIds=io.gitm \
+  -DoutputDirectory="$gpu/lib"
+./mvnw "${mvn_opts[@]}" "$dep_plugin:copy-dependencies" -DincludeScope=test -DexcludeGroupIds=io.gitm,org.junit.jupiter,org.junit.platform,org.junit,org.opentest4j,org.apiguardian,net.bytebuddy \
+  -DoutputDirectory="$tmp/test"
+./mvnw "${mvn_opts[@]}" -N "$dep_plugin:copy" \
+  -Dartifact="org.junit.platform:junit-platform-console-standalone:$junit_version" -DoutputDirectory="$gpu/test-lib"
+for j in "$tmp"/test/*.jar; do
+  [ -e "$j" ] || continue
+  [ -e "$gpu/lib/$(basename "$j")" ] || cp "$j" "$gpu/test-lib/"
+done
+for m in gitm-*/; do
+  m=${m%/}
+  # the module's own jar only (NAME-VERSION.jar), not a shaded NAME.jar that holds its dependencies again
+  for j in "$m"/target/"$m"-[0-9]*.jar; do
+    case "$j" in *-sources.jar|*-javadoc.jar|*-tests.jar|*original*) continue ;; esac
+    [ -f "$j" ] && cp "$j" "$gpu/lib/"
+  done
+  if [ -d "$m/target/test-classes" ]; then
+    cp -r "$m/target/test-classes" "$gpu/test-classes/$m"
+  fi
+done
+
+echo "[gpu-prep] linking a Java runtime"
+"$JAVA_HOME/bin/jlink" --add-modules java.base,jdk.unsupported,java.management,jdk.httpserver,java.net.http,java.logging,java.xml \
+  --strip-debug --no-man-pages --no-header-files --compress=zip-9 --output "$gpu/jdk"
+
+# Temurin ships libjvm.so with its symbol table (29 MB); without it, 24 MB. Debug symbols are of no use there.
+if command -v strip >/dev/null 2>&1; then
+  find "$gpu/jdk" -name '*.so' -exec strip --strip-unneeded {} +
+fi
+"$gpu/jdk/bin/java" -version >/dev/null 2>&1 || { echo "[gpu-prep] the linked runtime does not start" >&2; exit 1; }
+
+size_kb=$(du -sk "$gpu" | cut -f1)
+echo "[gpu-prep] .gpu is $((size_kb / 1024)) MiB: jdk $(du -sh "$gpu/jdk" | cut -f1), lib $(du -sh "$gpu/lib" | cut -f1) ($(ls "$gpu/lib" | wc -l) jars), test-lib $(du -sh "$gpu/test-lib" | cut -f1), test-classes $(du -sh "$gpu/test-classes" | cut -f1)"
+if [ "$size_kb" -gt $((60 * 1024)) ]; then
+  echo "[gpu-prep] .gpu is over 60 MiB: the GPU machine takes 64 MiB in all" >&2
+  exit 1
+fi

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Runs THERE (the GPU machine), in the repository root, after scripts/gpu-prep.sh made .gpu/ here and it travelled:
+#   1. every test tagged "gpu" of every module (JUnit console launcher), reports under the results;
+#   2. every scripts/gpu.d/*.sh part in name order, each with GITM_PART_OUT=$OUT/<part>/ to write results into,
+#      its output teed to $OUT/<part>.log; a failing part does not stop the others.
+# At the end everything under $OUT is packed into $OUT/gpu-results.tar.gz next to $OUT/summary.txt (the device
+# tool brings back at most 8 files). Without a GPU it runs too: the GPU tests report as skipped, with the reason.
+set -uo pipefail
+gitm_root=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
+cd "$gitm_root"
+. scripts/gpu-env.sh
+OUT=${OUT:-$gitm_root/.gpu-out}
+mkdir -p "$OUT"
+export OUT
+summary="$OUT/summary.txt"
+started=$(date -u +%FT%TZ)
+{
+  echo "gitm GPU suite, started $started on $(hostname)"
+  echo "commit: $(git -C "$gitm_root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "java: $("$GITM_JAVA" -version 2>&1 | head -n1)"
+  echo "device: $(nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi / no GPU')"
+  echo "CUDA library folders: ${GITM_CUDA_LIB:-none found}; LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
+} > "$summary"
+launcher=$(ls .gpu/test-lib/junit-platform-console-standalone-*.jar 2>/dev/null | head -n1)
+if [ -z "$launcher" ]; then
+  echo "no .gpu/test-lib/junit-platform-console-standalone-*.jar: run scripts/gpu-prep.sh on the build machine first" | tee -a "$summary"
+  exit 1
+fi
+# where GPU tests write recorded fixtures; set it empty to skip the capture
+export GITM_FIXTURE_OUT="${GITM_FIXTURE_OUT-$OUT/fixtures}"
+[ -z "$GITM_FIXTURE_OUT" ] || mkdir -p "$GITM_FIXTURE_OUT"
+roots=()
+for d in .gpu/test-classes/*/; do roots+=(--scan-class-path "${d%/}"); done
+echo "== GPU tests (tag gpu) ==" | tee -a "$summary"
+t0=$(date +%s)
+# the JVM's -cp expands the jar wildcards (the launcher's own --class-path would not)
+"$GITM_JAVA" "${GITM_JAVA_FLAGS[@]}" -cp "$GITM_CP" org.junit.platform.console.ConsoleLauncher execute \
+  --disable-banner --details=tree "${roots[@]}" --include-tag gpu --reports-dir "$OUT/junit" > "$OUT/gpu-tests.log" 2>&1
+tests_rc=$?
+sed -n '/tests found/,/tests failed/p;/containers failed/p' "$OUT/gpu-tests.log" | sed 's/^[[:space:]]*//' >> "$summary"
+grep -oE '(no GPU usable|NVML not usable)[^]]*' "$OUT/gpu-tests.log" | sort | uniq -c | head -n 5 >> "$summary" || true
+grep -E '✘|FAILED' "$OUT/gpu-tests.log" | head -n 40 >> "$summary" || true
+echo "GPU tests: exit $tests_rc in $(( $(date +%s) - t0 )) s (log gpu-tests.log)" | tee -a "$summary"
+
+failed_parts=0
+for part in scripts/gpu.d/*.sh; do
+  [ -f "$part" ] || continue
+  name=$(basename "$part" .sh)
+  export GITM_PART_OUT="$OUT/$name"
+  mkdir -p "$GITM_PART_OUT"
+  echo "== part $name ==" | tee -a "$summary"
+  t0=$(date +%s)
+  if command -v timeout >/dev/null 2>&1; then
+    timeout --kill-after=10 "${GITM_PART_TIMEOUT:-420}" bash "$part" 2>&1 | tee "$OUT/$name.log"
+  else
+    bash "$part" 2>&1 | tee "$OUT/$name.log"
+  fi
+  rc=${PIPESTATUS[0]}
+  [ "$rc" -eq 0 ] || failed_parts=$((failed_parts + 1))
+  echo "part $name: exit $rc in $(( $(date +%s) - t0 )) s" | tee -a "$summary"
+  tail -n 5 "$OUT/$name.log" | sed 's/^/    /' >> "$summary"
+done
+echo "finished $(date -u +%FT%TZ): GPU tests exit $tests_rc, $failed_parts part(s) failed" | tee -a "$summary"
+
+# pack everything but the summary into one archive
+(cd "$OUT" && find . -mindepth 1 -maxdepth 1 ! -name summary.txt ! -name gpu-results.tar.gz -printf '%P\n' \
+  | tar czf gpu-results.tar.gz -T - && find . -mindepth 1 -maxdepth 1 ! -name summary.txt ! -name gpu-results.tar.gz \
+  -exec rm -rf {} +)
+echo "results: $OUT/summary.txt and $OUT/gpu-results.tar.gz ($(du -h "$OUT/gpu-results.tar.gz" | cut -f1))"
+[ "$tests_rc" -eq 0 ] && [ "$failed_parts" -eq 0 ]
