@@ -80,7 +80,8 @@ final class CudaDevice implements Device {
     this.originalPersistingL2 = limit(Cu.CU_LIMIT_PERSISTING_L2_CACHE_SIZE);
     this.maxPersistingL2 = attribute(cuDevice, Cu.CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE);
     this.maxAccessWindow = attribute(cuDevice, Cu.CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE);
-    this.tracer = new UnwiredTracer(info);
+    this.tracer = io.gitm.nvidia.cupti.CuptiTracer.create(java.util.List.of(new io.gitm.trace.TraceDevice(
+        info.ordinal(), info.name(), info.uuid(), io.gitm.trace.DeviceKind.REAL)));
   }
 
   static CudaDevice open(DeviceRequest request) {

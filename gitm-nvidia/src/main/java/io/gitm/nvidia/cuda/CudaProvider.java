@@ -21,20 +21,32 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Supplier;
 
 /**
  * The {@code nvidia} backend: CUDA devices through the driver API, state through NVML, GEMMs through cuBLAS.
- * {@link #probe()} opens libcuda and counts devices, nothing more. The CUPTI helper plugs its profiling-permission
- * check in through {@link #profilingCheck}.
+ * {@link #probe()} opens libcuda and counts devices, nothing more; {@link #diagnostics()} checks libraries,
+ * versions, devices and CUPTI's profiling permission.
  */
 public final class CudaProvider implements DeviceProvider {
   /**
-   * The check of CUPTI profiling permission for {@code gitm doctor}, set by the CUPTI tracer when it is on the class
-   * path; until then the doctor says it was not checked.
+   * The check of CUPTI profiling permission for {@code gitm doctor}: loads CUPTI and starts and stops activity
+   * tracing once, which is where the driver refuses an unprivileged process.
    */
-  public static volatile Supplier<DiagnosticCheck> profilingCheck = () -> new DiagnosticCheck("profiling permission",
-      Status.UNSUPPORTED, "not checked: the CUPTI tracer is not wired into this build", "");
+  static DiagnosticCheck profilingCheck() {
+    io.gitm.nvidia.cupti.CuptiTracer t = io.gitm.nvidia.cupti.CuptiTracer.create();
+    Probe p = t.availability();
+    if (!p.usable()) {
+      return new DiagnosticCheck("profiling permission", Status.MISSING, p.reason(), p.fix());
+    }
+    try {
+      t.start(r -> { });
+      t.stop();
+      return DiagnosticCheck.ok("profiling permission", "CUPTI activity tracing started and stopped (" + p.reason() + ")");
+    } catch (RuntimeException e) {
+      Probe after = t.availability();
+      return new DiagnosticCheck("profiling permission", Status.FAILED, e.getMessage(), after.fix());
+    }
+  }
 
   @Override
   public String kind() {
@@ -99,7 +111,7 @@ public final class CudaProvider implements DeviceProvider {
     }
     out.add(onPath("ncu"));
     try {
-      out.add(profilingCheck.get());
+      out.add(profilingCheck());
     } catch (RuntimeException e) {
       out.add(new DiagnosticCheck("profiling permission", Status.FAILED, e.toString(), ""));
     }
