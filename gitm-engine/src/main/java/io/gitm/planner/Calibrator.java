@@ -312,14 +312,10 @@ public final class Calibrator {
     return JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build().writeValueAsString(c);
   }
 
-  /** Writes {@code c} to {@code path} atomically (a temporary file, then a move). */
+  /** Writes {@code c} to {@code path} atomically. */
   public static void write(Calibration c, Path path) {
     try {
-      Path dir = path.toAbsolutePath().getParent();
-      Files.createDirectories(dir);
-      Path tmp = Files.createTempFile(dir, path.getFileName().toString(), ".tmp");
-      Files.writeString(tmp, toJson(c));
-      Files.move(tmp, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      io.gitm.store.AtomicFiles.writeString(path, toJson(c));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write calibration to " + path + ": " + e.getMessage(), e);
     }

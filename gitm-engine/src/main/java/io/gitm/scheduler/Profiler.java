@@ -18,6 +18,8 @@ import java.time.Duration;
  * Phase 1, profile: runs a workload in a given configuration until the phase's wall-clock time is used (or its
  * iteration cap is reached), recording kernel events and state samples into a sink, and measures its baseline.
  *
+ * <p>The sink is opened (through {@code openSink}) once the tracer has started, with the tracer's meta.
+ *
  * <p>State is sampled between iterations whenever the device's clock has passed the next sampling instant, so the
  * samples follow the device's own time (simulated time on the simulated device) and the loop stays deterministic.
  */
@@ -48,15 +50,45 @@ public final class Profiler {
 
   private Profiler() {}
 
+  /**
+   * Forwards records to the sink once it exists: the sink is opened after the tracer starts, so that the trace's
+   * meta carries what the start measured (e.g. clock alignment); records of that instant are kept until then.
+   */
+  private static final class Relay implements TraceSink {
+    private final java.util.List<io.gitm.trace.TraceRecord> early = new java.util.ArrayList<>();
+    private TraceSink target;
+
+    synchronized void attach(TraceSink t) {
+      early.forEach(t::accept);
+      early.clear();
+      target = t;
+    }
+
+    @Override
+    public synchronized void accept(io.gitm.trace.TraceRecord r) {
+      if (target == null) {
+        early.add(r);
+      } else {
+        target.accept(r);
+      }
+    }
+  }
+
   public static Baseline run(Device device, Workload workload, ExecutionConfig config, Path dataDir, Ticker wall,
-      Options options, TraceSink sink) {
+      Options options, java.util.function.Function<io.gitm.trace.TraceMeta, TraceSink> openSink) {
     long wallStart = wall.nanos();
     long wallEnd = wallStart + options.wallLimit().toNanos();
     EventTracer tracer = device.tracer();
     DeviceProvider.Probe tp = tracer.availability();
     String tracing = tp.usable() ? "on" : "off: " + tp.reason();
+    TraceSink sink;
     if (tp.usable()) {
-      tracer.start(sink);
+      Relay relay = new Relay();
+      tracer.start(relay);
+      sink = openSink.apply(tracer.meta());
+      relay.attach(sink);
+    } else {
+      sink = openSink.apply(tracer.meta());
     }
     StateSampler sampler = device.sampler();
     Ticker clock = device.clock();

@@ -11,10 +11,10 @@ import java.util.stream.Stream;
 /**
  * gitm's local data folder ({@code $GITM_SCRATCH}, default {@code ~/.cache/gitm}) with the seed's layout:
  * {@code datasets/{hft,biotech,edge}/} (immutable inputs), {@code runs/} (one folder per run), {@code traces/}
- * and {@code telemetry/}.
+ * and {@code telemetry/}, plus {@code hardware/}: the specs {@code gitm calibrate} measured, one file per device.
  */
 public final class RunStore {
-  public static final List<String> TOP_LEVEL = List.of("datasets", "runs", "traces", "telemetry");
+  public static final List<String> TOP_LEVEL = List.of("datasets", "runs", "traces", "telemetry", "hardware");
   public static final List<String> DATASET_DOMAINS = List.of("hft", "biotech", "edge");
 
   private final Path root;
@@ -61,6 +61,12 @@ public final class RunStore {
 
   public Path telemetry() {
     return root.resolve("telemetry");
+  }
+
+  /** The file a calibration of this device (name, UUID, driver) is kept in. */
+  public Path hardwareSpec(String deviceName, String uuid, String driver) {
+    String key = (deviceName + "-" + uuid + "-" + driver).replaceAll("[^A-Za-z0-9._-]+", "_");
+    return root.resolve("hardware").resolve(key + ".json");
   }
 
   /** The dataset folder of a domain ({@code hft}, {@code biotech}, {@code edge}). */
