@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# GPU part of the gitm CLI, as a user runs it on the GPU machine: `gitm doctor`, `gitm calibrate --quick`,
+# `gitm run --workload hft-lob` on the real device (the profile phase, trace and report), `gitm trace info` and
+# `gitm trace export --perfetto` of that run's trace, and a real PyTorch profiler (Kineto) trace recorded there and
+# imported with `gitm trace import`. Results in $GITM_PART_OUT: one log per command, the run folder, the traces.
+set -uo pipefail
+gitm_root=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
+cd "$gitm_root"
+. scripts/gpu-env.sh
+out=${GITM_PART_OUT:-${OUT:?OUT must be set}/40-gitm-cli}
+mkdir -p "$out"
+export GITM_SCRATCH="$out/scratch"
+gitm() { "$GITM_JAVA" "${GITM_JAVA_FLAGS[@]}" -cp "$GITM_CP" io.gitm.cli.Main "$@"; }
+rc=0
+step() { # step NAME CMD...: runs a gitm command, logs it and its exit status
+  local name=$1; shift
+  echo "== gitm $*" | tee "$out/$name.log"
+  local t0=$(date +%s%N)
+  gitm "$@" >> "$out/$name.log" 2>&1
+  local r=$?
+  echo "exit $r in $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$out/$name.log"
+  cat "$out/$name.log"
+  [ "$r" -eq 0 ] || rc=1
+  return $r
+}
+step doctor doctor
+step doctor-json doctor --json
+step calibrate calibrate --quick -o "$out/calibration-quick.json"
+step run run --workload hft-lob --budget 1m --target 15% --device nvidia
+run_dir=$(ls -d "$GITM_SCRATCH"/runs/*/ 2>/dev/null | head -n1)
+if [ -n "$run_dir" ]; then
+  cp "$run_dir"/report.md "$run_dir"/baseline.json "$run_dir"/run.json "$run_dir"/journal.jsonl "$out/" 2>/dev/null
+  step trace-info trace info "$run_dir/trace.gtrace" --top 12
+  step trace-export trace export --perfetto "$run_dir/trace.gtrace" -o "$out/hft-lob-h200.perfetto.json"
+  cp "$run_dir/trace.gtrace" "$out/hft-lob-h200.gtrace"
+fi
+echo "== Kineto: record a real PyTorch profiler trace and import it"
+if timeout 180 python3 gitm-engine/src/test/resources/tracer/record-kineto-trace.py "$out/kineto" > "$out/kineto-record.log" 2>&1; then
+  k=$(ls "$out"/kineto/*.json 2>/dev/null | head -n1)
+  step kineto-import trace import "$k" -o "$out/kineto-real.gtrace"
+  step kineto-info trace info "$out/kineto-real.gtrace" --top 8
+else
+  echo "recording the Kineto trace failed:"; tail -n 20 "$out/kineto-record.log"; rc=1
+fi
+exit $rc
