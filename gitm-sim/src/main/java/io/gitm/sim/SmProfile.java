@@ -33,7 +33,7 @@ final class SmProfile {
     int n = Math.min(need, capacity);
     long s = ready;
     long dur = Math.max(1, d);
-    int i = Math.max(0, floor(s));
+    int i = floor(s); // >= 0: the profile is never pruned past a ready time
     while (true) {
       long end = s + dur;
       int j = i;
@@ -62,9 +62,12 @@ final class SmProfile {
       return;
     }
     if (start >= maxEnd) {
-      // the profile is zero from maxEnd on: drop the past and start afresh
-      size = 0;
-      push(start, n);
+      // the last step is zero and starts no later than maxEnd: append
+      if (time[size - 1] == start) {
+        level[size - 1] = n;
+      } else {
+        push(start, n);
+      }
       push(end, 0);
       maxEnd = end;
       return;

@@ -184,6 +184,25 @@ class ReplayTest {
   }
 
   @Test
+  void removingHostGapsPredictsTheLaunchBoundRunWithoutThem() {
+    SimDevice d = Fixtures.open("launch-bound:gapUs=30", 4, 0.02);
+    List<TraceRecord> t = Fixtures.trace(d);
+    Kernel k = d.load(Fixtures.MODULE).kernel("stream_copy");
+    for (int i = 0; i < 500; i++) {
+      d.launch(k, Fixtures.SMALL, d.defaultStream(), 4096L);
+    }
+    d.synchronize();
+    d.tracer().stop();
+    Replay r = Replay.of(t, Map.of("stream_copy", new Work(0, Precision.FP32, 2048, 2048)));
+    long kept = r.predict(SimSpec.preset("h200"), Replay.Change.none(), 1).totalNs();
+    long removed = r.predict(SimSpec.preset("h200"), Replay.Change.none().withHostGapScale(0), 1).totalNs();
+    assertThat((double) kept / r.observedNs()).isCloseTo(1.0, within(0.03));
+    // 500 gaps of 30 us vanish; launches (4 us each) remain
+    assertThat((double) removed / kept).isCloseTo(4.0 / 34.0, within(0.03));
+    assertThatThrownBy(() -> Replay.Change.none().withHostGapScale(-1)).hasMessageContaining("non-negative");
+  }
+
+  @Test
   void aTraceWithoutApiCallsIsRefused() {
     assertThatThrownBy(() -> Replay.of(List.of(), Map.of())).hasMessageContaining("no API call records");
   }

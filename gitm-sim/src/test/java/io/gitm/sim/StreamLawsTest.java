@@ -57,6 +57,23 @@ class StreamLawsTest {
   }
 
   @Test
+  void aKernelOnAnotherStreamWaitsForMultiprocessorsHeldByEarlierWork() {
+    SimDevice d = Fixtures.open("");
+    Kernel k = d.load(Fixtures.MODULE).kernel("fma_loop");
+    Stream a = d.createStream(0);
+    Stream b = d.createStream(0);
+    List<TraceRecord> rs = Fixtures.trace(d);
+    d.launch(k, BIG, a, 1e11); // holds every multiprocessor
+    d.launch(k, SMALL, a, 1e9); // queued behind it on the same stream
+    d.launch(k, SMALL, b, 1e9); // ready at once, but no multiprocessor is free until the first ends
+    d.synchronize();
+    d.tracer().flush();
+    List<KernelRecord> ks = only(rs, KernelRecord.class);
+    assertThat(ks.get(2).startNs()).isGreaterThanOrEqualTo(ks.get(0).endNs());
+    assertThat(ks.get(2).startNs()).isLessThan(ks.get(1).endNs()); // and then overlaps the second
+  }
+
+  @Test
   void workOnOneStreamRunsInOrder() {
     SimDevice d = Fixtures.open("");
     Kernel k = d.load(Fixtures.MODULE).kernel("fma_loop");
