@@ -60,6 +60,7 @@ if command -v strip >/dev/null 2>&1; then
 fi
 "$gpu/jdk/bin/java" -version >/dev/null 2>&1 || { echo "[gpu-prep] the linked runtime does not start" >&2; exit 1; }
 
+git rev-parse --short HEAD > "$gpu/commit" 2>/dev/null || true
 size_kb=$(du -sk "$gpu" | cut -f1)
 echo "[gpu-prep] .gpu is $((size_kb / 1024)) MiB: jdk $(du -sh "$gpu/jdk" | cut -f1), lib $(du -sh "$gpu/lib" | cut -f1) ($(ls "$gpu/lib" | wc -l) jars), test-lib $(du -sh "$gpu/test-lib" | cut -f1), test-classes $(du -sh "$gpu/test-classes" | cut -f1)"
 if [ "$size_kb" -gt $((60 * 1024)) ]; then

@@ -20,7 +20,7 @@ suite_t0=$(date +%s)
 deadline=${GITM_SUITE_DEADLINE_S:-540}
 {
   echo "gitm GPU suite, started $started on $(hostname)"
-  echo "commit: $(git -C "$gitm_root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "commit: $(cat .gpu/commit 2>/dev/null || git -C "$gitm_root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
   echo "java: $("$GITM_JAVA" -version 2>&1 | head -n1)"
   echo "device: $(nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi / no GPU')"
   echo "CUDA library folders: ${GITM_CUDA_LIB:-none found}; LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
@@ -79,9 +79,10 @@ for part in scripts/gpu.d/*.sh; do
 done
 echo "finished $(date -u +%FT%TZ): GPU tests exit $tests_rc, $failed_parts part(s) failed" | tee -a "$summary"
 
-# pack everything but the summary into one archive
-(cd "$OUT" && find . -mindepth 1 -maxdepth 1 ! -name summary.txt ! -name gpu-results.tar.gz -printf '%P\n' \
-  | tar czf gpu-results.tar.gz -T - && find . -mindepth 1 -maxdepth 1 ! -name summary.txt ! -name gpu-results.tar.gz \
-  -exec rm -rf {} +)
-echo "results: $OUT/summary.txt and $OUT/gpu-results.tar.gz ($(du -h "$OUT/gpu-results.tar.gz" | cut -f1))"
+# pack everything but the summary into one archive, cut into pieces of at most 15 MiB (the device tool brings back
+# at most 8 files of 16 MiB each); join them with: cat gpu-results.tar.gz.part-* | tar xz
+(cd "$OUT" && find . -mindepth 1 -maxdepth 1 ! -name summary.txt -printf '%P\n' | tar czf gpu-results.tar.gz -T - \
+  && find . -mindepth 1 -maxdepth 1 ! -name summary.txt ! -name gpu-results.tar.gz -exec rm -rf {} + \
+  && split -b 15m -d -a 1 gpu-results.tar.gz gpu-results.tar.gz.part- && rm gpu-results.tar.gz)
+echo "results: $OUT/summary.txt and $(ls "$OUT"/gpu-results.tar.gz.part-* | wc -l) part(s) of gpu-results.tar.gz ($(du -ch "$OUT"/gpu-results.tar.gz.part-* | tail -n1 | cut -f1))"
 [ "$tests_rc" -eq 0 ] && [ "$failed_parts" -eq 0 ]
