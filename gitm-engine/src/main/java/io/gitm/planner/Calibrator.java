@@ -70,7 +70,23 @@ public final class Calibrator {
       return new Options(1L << 30, 8192, 256L << 20, 2000, 9, 2, 1);
     }
 
-    /** Tiny sizes, for tests and the simulated device. */
+    /** Mid sizes with fewer repeats: within a few percent of the ceilings on an H100/H200 in a few seconds. */
+    public static Options brief() {
+      return new Options(256L << 20, 4096, 64L << 20, 500, 5, 1, 1);
+    }
+
+    /**
+     * For the simulated device, which times from its model but really computes each GEMM and copies each byte on the
+     * host: full-size copies, GEMMs of 512 (the model's overheads then cost a few percent of the rate).
+     */
+    public static Options simulated() {
+      return new Options(256L << 20, 512, 64L << 20, 500, 3, 1, 1);
+    }
+
+    /**
+     * Tiny sizes, for tests and the simulated device (which times from its model, but really computes each GEMM and
+     * copies each byte on the host); far below the ceilings of a real GPU.
+     */
     public static Options quick() {
       return new Options(1L << 20, 64, 1L << 20, 50, 3, 1, 1);
     }
