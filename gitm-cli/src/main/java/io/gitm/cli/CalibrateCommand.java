@@ -23,6 +23,9 @@ final class CalibrateCommand implements Callable<Integer> {
   @CommandLine.Mixin
   DeviceOptions device = new DeviceOptions();
 
+  @CommandLine.Mixin
+  StoreOptions storeOptions = new StoreOptions();
+
   @Option(names = {"-o", "--output"}, paramLabel = "FILE",
       description = "Where to write the spec (default: the store's hardware/ folder, keyed by device name, UUID and driver).")
   Path output;
@@ -45,7 +48,7 @@ final class CalibrateCommand implements Callable<Integer> {
     try (Device d = device.open(cl, c)) {
       var info = d.info();
       Path target = output != null ? output
-          : RunStore.open(RunStore.defaultRoot(System.getenv())).hardwareSpec(info.name(), info.uuid(), info.driverVersion());
+          : RunStore.open(storeOptions.root()).hardwareSpec(info.name(), info.uuid(), info.driverVersion());
       if (!json) {
         out.println("Calibrating " + info.name() + " [" + info.kind().label() + "] (" + c.reason() + ") …");
         out.flush();

@@ -32,6 +32,9 @@ final class DoctorCommand implements Callable<Integer> {
   @CommandLine.Option(names = "--json", description = "Print the checks as JSON.")
   boolean json;
 
+  @CommandLine.Mixin
+  StoreOptions storeOptions = new StoreOptions();
+
   @Override
   public Integer call() {
     Map<String, String> env = System.getenv();
@@ -42,7 +45,7 @@ final class DoctorCommand implements Callable<Integer> {
     checks.add(java);
     blocking |= java.status() != Status.OK;
 
-    DiagnosticCheck scratch = scratchCheck(RunStore.defaultRoot(env), env.containsKey("GITM_SCRATCH"));
+    DiagnosticCheck scratch = scratchCheck(storeOptions.root(), storeOptions.explicit());
     checks.add(scratch);
     blocking |= scratch.status() == Status.FAILED;
 
@@ -92,7 +95,7 @@ final class DoctorCommand implements Callable<Integer> {
   }
 
   static DiagnosticCheck scratchCheck(Path root, boolean fromEnv) {
-    String where = root + (fromEnv ? " (GITM_SCRATCH)" : " (default; set GITM_SCRATCH to move it)");
+    String where = root + (fromEnv ? "" : " (default; set GITM_SCRATCH or --scratch to move it)");
     try {
       RunStore store = RunStore.open(root);
       Path probe = Files.createTempFile(store.root(), ".doctor", ".probe");

@@ -65,6 +65,9 @@ final class RunCommand implements Callable<Integer> {
   @CommandLine.Mixin
   DeviceOptions device = new DeviceOptions();
 
+  @CommandLine.Mixin
+  StoreOptions storeOptions = new StoreOptions();
+
   @Option(names = "--max-iterations", paramLabel = "N", defaultValue = "0",
       description = "Stop profiling after N iterations even if time is left (0: no cap).")
   int maxIterations;
@@ -90,7 +93,7 @@ final class RunCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(cl, "--max-iterations must be 0 or more");
     }
     Devices.Choice choice = device.choose(cl);
-    RunStore store = RunStore.open(RunStore.defaultRoot(System.getenv()));
+    RunStore store = RunStore.open(storeOptions.root());
     PhasePlan plan = new PhasePlan(budget);
     Ticker wall = Ticker.system();
     PrintWriter out = cl.getOut();
