@@ -13,6 +13,8 @@ import io.gitm.workload.OutputDigest;
 import io.gitm.workload.Workload;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import io.gitm.telemetry.TelemetryLoop;
 
 /**
  * Phase 1, profile: runs a workload in a given configuration until the phase's wall-clock time is used (or its
@@ -20,8 +22,9 @@ import java.time.Duration;
  *
  * <p>The sink is opened (through {@code openSink}) once the tracer has started, with the tracer's meta.
  *
- * <p>State is sampled between iterations whenever the device's clock has passed the next sampling instant, so the
- * samples follow the device's own time (simulated time on the simulated device) and the loop stays deterministic.
+ * <p>State is sampled by a {@link TelemetryLoop} on the device's clock: on a real device on the loop's own thread, so
+ * the job never waits for a sample; on the simulated device between iterations, since its clock moves only as the
+ * job runs, which also keeps a simulated run deterministic.
  */
 public final class Profiler {
 
@@ -92,16 +95,24 @@ public final class Profiler {
     }
     StateSampler sampler = device.sampler();
     Ticker clock = device.clock();
-    long samples = 0;
+    // A real device is sampled on the telemetry loop's own thread, so the job never waits for NVML; the simulated
+    // device is sampled between iterations on its own (simulated) clock, which only moves as the job runs.
+    boolean ownThread = device.info().kind() == io.gitm.trace.DeviceKind.REAL;
+    TelemetryLoop telemetry = new TelemetryLoop(List.of(sampler), clock,
+        Math.min(TelemetryLoop.MAX_HZ, 1e9 / options.samplePeriodNanos()), 4096);
+    TraceSink target = sink;
+    telemetry.addSink(target::accept);
     double[] lat = new double[1024];
     int n = 0;
     long units = 0;
     long deviceNanos = 0;
     OutputDigest digest;
     try (Workload.Session s = workload.open(device, config, dataDir)) {
-      sink.accept(sampler.sample());
-      samples++;
-      long nextSample = clock.nanos() + options.samplePeriodNanos();
+      if (ownThread) {
+        telemetry.start();
+      } else {
+        telemetry.runDue();
+      }
       while (wall.nanos() < wallEnd && (options.maxIterations() == 0 || n < options.maxIterations()) && s.hasNext()) {
         long t0 = clock.nanos();
         IterationResult r = s.step();
@@ -113,20 +124,18 @@ public final class Profiler {
         lat[n++] = r.wallNanos() / 1e6;
         units += r.units();
         deviceNanos += r.wallNanos();
-        if (clock.nanos() >= nextSample) {
-          sink.accept(sampler.sample());
-          samples++;
-          nextSample = clock.nanos() + options.samplePeriodNanos();
+        if (!ownThread) {
+          telemetry.runDue();
         }
       }
       digest = s.output();
-      sink.accept(sampler.sample());
-      samples++;
     } finally {
+      telemetry.close();
       if (tp.usable()) {
         tracer.stop();
       }
     }
+    long samples = telemetry.rounds();
     double throughput = deviceNanos == 0 ? 0 : units * 1e9 / deviceNanos;
     var spec = workload.spec();
     return new Baseline(spec.name(), spec.metric(), n, units, throughput,
