@@ -22,11 +22,13 @@ import java.util.function.IntSupplier;
  * default intervals (the issue's "full sample": every field present, counter and slow tiers on their cadence), with
  * only the every-sample tier read (counter and slow tiers not due), and with every tier read each sample; then each
  * NVML call the sampler makes, timed on its own, repeated back to back. {@code main(OUT.json [N])} writes median,
- * p10, p90, min, max of each, in microseconds. Each measurement stops after N repetitions or 10 s, whichever comes
- * first, and says how many it made.
+ * p10, p90, min, max of each, in microseconds. A cadence stops after N samples or 5 s, a call after min(N, 2000)
+ * calls or 2 s, whichever comes first; each says how many it made.
  */
 public final class NvmlSamplingBench {
-  private static final long BUDGET_NS = 10_000_000_000L;
+  /** Time limits of one measurement: a cadence's samples, one call's repetitions. */
+  private static final long SAMPLE_BUDGET_NS = 5_000_000_000L;
+  private static final long CALL_BUDGET_NS = 2_000_000_000L;
   /** An interval no run reaches: the tier is read at the open only. */
   private static final Duration NEVER = Duration.ofDays(36_500);
 
@@ -34,11 +36,11 @@ public final class NvmlSamplingBench {
   }
 
   static double[] measure(NvmlSampler s, int warmup, int n) {
-    return time(s::sample, warmup, n);
+    return time(s::sample, warmup, n, SAMPLE_BUDGET_NS);
   }
 
-  /** Microseconds per run of {@code r}, {@code n} runs (fewer when they take over 10 s) after {@code warmup}. */
-  static double[] time(Runnable r, int warmup, int n) {
+  /** Microseconds per run of {@code r}, {@code n} runs (fewer when they take over {@code budgetNs}) after warm-up. */
+  static double[] time(Runnable r, int warmup, int n, long budgetNs) {
     for (int i = 0; i < warmup; i++) {
       r.run();
     }
@@ -50,7 +52,7 @@ public final class NvmlSamplingBench {
       r.run();
       long t1 = System.nanoTime();
       us[done++] = (t1 - t0) / 1e3;
-      if (t1 - start > BUDGET_NS) {
+      if (t1 - start > budgetNs) {
         break;
       }
     }
@@ -224,7 +226,7 @@ public final class NvmlSamplingBench {
             continue;
           }
           String st = stats("\"call\": " + NvmlJson.quote(c.name()) + ", \"rc\": " + NvmlJson.quote(rc) + ", ",
-              time(c.call()::getAsInt, 20, perCall));
+              time(c.call()::getAsInt, 20, perCall, CALL_BUDGET_NS));
           System.out.println("call: " + st);
           callLines.add("      " + st);
         }
