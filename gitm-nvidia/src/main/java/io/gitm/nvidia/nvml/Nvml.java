@@ -1,35 +1,22 @@
 package io.gitm.nvidia.nvml;
 
-import static io.gitm.nvidia.ffm.Native.C_INT;
-import static io.gitm.nvidia.ffm.Native.C_POINTER;
-
 import io.gitm.device.DeviceException;
 import io.gitm.nvidia.ffm.ErrorCodes;
 import io.gitm.nvidia.ffm.Native;
 import io.gitm.nvidia.ffm.NativeFunction;
 import io.gitm.nvidia.ffm.NativeLibraries;
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Optional;
 
 /**
- * The NVML functions gitm calls, declared from NVIDIA's NVML API reference (there is no nvml.h on these machines),
- * with the struct layouts they fill. {@code nvmlDevice_t} is an address. NVML is initialised once per process and
- * left initialised.
+ * NVML's constants and struct layouts, declared from NVIDIA's NVML API reference (there is no nvml.h on these
+ * machines), and the process-wide entry points. {@code nvmlDevice_t} is an address. NVML is initialised once per
+ * process and left initialised.
  */
 public final class Nvml {
   private Nvml() {
-  }
-
-  static NativeFunction fn(FunctionDescriptor d, String... names) {
-    return new NativeFunction(() -> NativeLibraries.find("nvidia-ml"), d, names);
-  }
-
-  private static FunctionDescriptor r(MemoryLayout... args) {
-    return FunctionDescriptor.of(C_INT, args);
   }
 
   static final int SUCCESS = 0;
@@ -101,39 +88,8 @@ public final class Nvml {
   static final int NAME_BUFFER = 96;
   static final int DRIVER_VERSION_BUFFER = 80;
 
-  static final NativeFunction init = fn(r(), "nvmlInit_v2", "nvmlInit");
-  static final NativeFunction systemGetDriverVersion = fn(r(C_POINTER, C_INT), "nvmlSystemGetDriverVersion");
-  static final NativeFunction systemGetCudaDriverVersion =
-      fn(r(C_POINTER), "nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion");
-  static final NativeFunction deviceGetCount = fn(r(C_POINTER), "nvmlDeviceGetCount_v2", "nvmlDeviceGetCount");
-  static final NativeFunction deviceGetHandleByIndex =
-      fn(r(C_INT, C_POINTER), "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex");
-  static final NativeFunction deviceGetHandleByUUID = fn(r(C_POINTER, C_POINTER), "nvmlDeviceGetHandleByUUID");
-  static final NativeFunction deviceGetName = fn(r(C_POINTER, C_POINTER, C_INT), "nvmlDeviceGetName");
-  static final NativeFunction deviceGetUUID = fn(r(C_POINTER, C_POINTER, C_INT), "nvmlDeviceGetUUID");
-  static final NativeFunction deviceGetUtilizationRates =
-      fn(r(C_POINTER, C_POINTER), "nvmlDeviceGetUtilizationRates");
-  static final NativeFunction deviceGetMemoryInfo = fn(r(C_POINTER, C_POINTER), "nvmlDeviceGetMemoryInfo");
-  static final NativeFunction deviceGetPowerUsage = fn(r(C_POINTER, C_POINTER), "nvmlDeviceGetPowerUsage");
-  static final NativeFunction deviceGetEnforcedPowerLimit =
-      fn(r(C_POINTER, C_POINTER), "nvmlDeviceGetEnforcedPowerLimit");
-  static final NativeFunction deviceGetClockInfo = fn(r(C_POINTER, C_INT, C_POINTER), "nvmlDeviceGetClockInfo");
-  static final NativeFunction deviceGetTemperature =
-      fn(r(C_POINTER, C_INT, C_POINTER), "nvmlDeviceGetTemperature");
-  static final NativeFunction deviceGetClockEventReasons = fn(r(C_POINTER, C_POINTER),
-      "nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons");
-  static final NativeFunction deviceGetFieldValues =
-      fn(r(C_POINTER, C_INT, C_POINTER), "nvmlDeviceGetFieldValues");
-  static final NativeFunction deviceGetTotalEccErrors =
-      fn(r(C_POINTER, C_INT, C_INT, C_POINTER), "nvmlDeviceGetTotalEccErrors");
-  static final NativeFunction deviceGetRetiredPages =
-      fn(r(C_POINTER, C_INT, C_POINTER, C_POINTER), "nvmlDeviceGetRetiredPages");
-  static final NativeFunction deviceGetRemappedRows =
-      fn(r(C_POINTER, C_POINTER, C_POINTER, C_POINTER, C_POINTER), "nvmlDeviceGetRemappedRows");
-  static final NativeFunction deviceGetComputeRunningProcesses = fn(r(C_POINTER, C_POINTER, C_POINTER),
-      "nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2");
-  static final NativeFunction deviceGetProcessUtilization =
-      fn(r(C_POINTER, C_POINTER, C_POINTER, ValueLayout.JAVA_LONG), "nvmlDeviceGetProcessUtilization");
+  /** The functions of the process's libnvidia-ml (found by {@link NativeLibraries}). */
+  static final NvmlFunctions LIB = new NvmlFunctions(() -> NativeLibraries.find("nvidia-ml"));
 
   private static volatile DeviceException initFailure;
   private static volatile boolean initialised;
@@ -155,7 +111,7 @@ public final class Nvml {
       throw initFailure;
     }
     try {
-      ErrorCodes.checkNvml(init.name(), call(init));
+      ErrorCodes.checkNvml(LIB.init.name(), call(LIB.init));
       initialised = true;
     } catch (DeviceException e) {
       initFailure = e;
@@ -169,7 +125,7 @@ public final class Nvml {
       init();
       try (Arena a = Arena.ofConfined()) {
         MemorySegment b = a.allocate(DRIVER_VERSION_BUFFER);
-        return call(systemGetDriverVersion, b, DRIVER_VERSION_BUFFER) == SUCCESS ? Optional.of(Native.cString(b))
+        return call(LIB.systemGetDriverVersion, b, DRIVER_VERSION_BUFFER) == SUCCESS ? Optional.of(Native.cString(b))
             : Optional.empty();
       }
     } catch (DeviceException e) {
@@ -182,7 +138,7 @@ public final class Nvml {
     init();
     try (Arena a = Arena.ofConfined()) {
       MemorySegment v = a.allocate(ValueLayout.JAVA_INT);
-      ErrorCodes.checkNvml(systemGetCudaDriverVersion.name(), call(systemGetCudaDriverVersion, v));
+      ErrorCodes.checkNvml(LIB.systemGetCudaDriverVersion.name(), call(LIB.systemGetCudaDriverVersion, v));
       int x = v.get(ValueLayout.JAVA_INT, 0);
       return (x / 1000) + "." + (x % 1000) / 10;
     }
@@ -192,16 +148,21 @@ public final class Nvml {
     init();
     try (Arena a = Arena.ofConfined()) {
       MemorySegment n = a.allocate(ValueLayout.JAVA_INT);
-      ErrorCodes.checkNvml(deviceGetCount.name(), call(deviceGetCount, n));
+      ErrorCodes.checkNvml(LIB.deviceGetCount.name(), call(LIB.deviceGetCount, n));
       return n.get(ValueLayout.JAVA_INT, 0);
     }
   }
 
   static MemorySegment handleByIndex(int index) {
     init();
+    return handleByIndex(LIB, index);
+  }
+
+  /** The handle of device {@code index} from {@code lib}, which must be initialised. */
+  static MemorySegment handleByIndex(NvmlFunctions lib, int index) {
     try (Arena a = Arena.ofConfined()) {
       MemorySegment h = a.allocate(ValueLayout.ADDRESS);
-      ErrorCodes.checkNvml(deviceGetHandleByIndex.name(), call(deviceGetHandleByIndex, index, h));
+      ErrorCodes.checkNvml(lib.deviceGetHandleByIndex.name(), call(lib.deviceGetHandleByIndex, index, h));
       return h.get(ValueLayout.ADDRESS, 0);
     }
   }
@@ -210,7 +171,8 @@ public final class Nvml {
     init();
     try (Arena a = Arena.ofConfined()) {
       MemorySegment h = a.allocate(ValueLayout.ADDRESS);
-      ErrorCodes.checkNvml(deviceGetHandleByUUID.name(), call(deviceGetHandleByUUID, a.allocateFrom(uuid), h));
+      ErrorCodes.checkNvml(LIB.deviceGetHandleByUUID.name(),
+          call(LIB.deviceGetHandleByUUID, a.allocateFrom(uuid), h));
       return h.get(ValueLayout.ADDRESS, 0);
     }
   }

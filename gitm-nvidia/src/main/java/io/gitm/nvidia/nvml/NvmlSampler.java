@@ -11,6 +11,7 @@ import io.gitm.trace.StateSample;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -21,20 +22,85 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Reads one device's state through NVML. Each group of fields is read by one NVML call; a call the device or driver
- * does not support (not supported, no permission, function missing) marks its fields unsupported once, with the
- * reason ({@link #unsupportedReasons}), and is not made again. Fields that change slowly (power limit, ECC counters,
- * retired pages, remapped rows) are re-read every {@code slowEvery}-th sample and carried in between. PCIe and NVLink
- * throughput are rates of NVML's cumulative byte counters, differenced with wrap-around ({@link CounterRate}); the
- * first sample has them as NaN. Thread-safe: samples are taken one at a time.
+ * Reads one device's state through NVML. Fields are read in tiers, by how fast they change:
+ * <ul>
+ *   <li><b>every sample</b>: GPU and memory utilization, memory used/free/total (one {@code nvmlDeviceGetMemoryInfo}
+ *       call; the total comes in the same struct), power, SM/memory/graphics clocks, temperature, clock-event
+ *       reasons: 8 NVML calls;</li>
+ *   <li><b>counters</b>, read at most every {@link Intervals#counters()} (default: every sample): PCIe and NVLink
+ *       throughput, all field ids in one {@code nvmlDeviceGetFieldValues} call. They are rates of NVML's cumulative
+ *       byte counters between two reads, differenced with wrap-around ({@link CounterRate}); the first read has them
+ *       as NaN;</li>
+ *   <li><b>slow</b>, read at most every {@link Intervals#slow()} (default 10 s): enforced power limit, the four ECC
+ *       counters, retired pages, remapped rows: 8 NVML calls, all in the same sample when due;</li>
+ *   <li><b>once</b>: which calls and field ids the device supports (found at open, see below); name and UUID are
+ *       read once, when first asked for.</li>
+ * </ul>
+ * Intervals run on the sampler's {@link Ticker} from the read at open; a tier is read in the first sample at least
+ * its interval after its last read, and its last values are carried forward in between, so every sample holds every
+ * supported field, a counter or slow field being at most its interval plus one sampling period old.
+ *
+ * <p>A call the device or driver does not support (not supported, no permission, function missing) marks its fields
+ * unsupported once, with the reason ({@link #unsupportedReasons}), and is not made again; a field id that
+ * {@code nvmlDeviceGetFieldValues} reports unsupported is left out of later requests. Any other failure counts in
+ * {@link #errors()}, leaves the call's fields NaN in that sample and is retried on the next one. Thread-safe: samples
+ * are taken one at a time.
  */
 public final class NvmlSampler implements StateSampler {
-  private static final int DEFAULT_SLOW_EVERY = 10;
+  /**
+   * How often the tiers that are not read every sample are read: at most once per interval, on the sampler's ticker.
+   * Zero reads the tier every sample.
+   *
+   * @param counters PCIe and NVLink byte counters (throughput)
+   * @param slow power limit, ECC counters, retired pages, remapped rows
+   */
+  public record Intervals(Duration counters, Duration slow) {
+    /** Counters every sample, slow fields at most every 10 s. */
+    public static final Intervals DEFAULT = new Intervals(Duration.ZERO, Duration.ofSeconds(10));
 
+    public Intervals {
+      if (counters == null || slow == null) {
+        throw new IllegalArgumentException("NVML sampling intervals must be given, got counters " + counters
+            + ", slow " + slow);
+      }
+      if (counters.isNegative() || slow.isNegative()) {
+        throw new IllegalArgumentException("NVML sampling intervals must not be negative, got counters " + counters
+            + ", slow " + slow);
+      }
+    }
+
+    long nanos(Tier tier) {
+      return switch (tier) {
+        case EVERY_SAMPLE -> 0;
+        case COUNTERS -> saturatedNanos(counters);
+        case SLOW -> saturatedNanos(slow);
+      };
+    }
+
+    private static long saturatedNanos(Duration d) {
+      return d.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE : d.toNanos();
+    }
+  }
+
+  /** How often a reader's call is made. */
+  enum Tier {
+    EVERY_SAMPLE, COUNTERS, SLOW
+  }
+
+  /** PCIe TX/RX and NVLink TX/RX: the field ids asked of nvmlDeviceGetFieldValues, their scope and scale. */
+  private static final StateField[] RATE_FIELDS = {StateField.PCIE_TX, StateField.PCIE_RX, StateField.NVLINK_TX,
+      StateField.NVLINK_RX};
+  private static final int[] FIELD_IDS = {Nvml.FI_DEV_PCIE_COUNT_TX_BYTES, Nvml.FI_DEV_PCIE_COUNT_RX_BYTES,
+      Nvml.FI_DEV_NVLINK_THROUGHPUT_DATA_TX, Nvml.FI_DEV_NVLINK_THROUGHPUT_DATA_RX};
+  private static final int[] FIELD_SCOPES = {0, 0, Nvml.SCOPE_ALL_LINKS, Nvml.SCOPE_ALL_LINKS};
+  /** PCIe counters count bytes, NVLink throughput counts KiB. */
+  private static final double[] FIELD_SCALE = {1, 1, 1024, 1024};
+
+  private final NvmlFunctions nvml;
   private final int index;
   private final MemorySegment device;
   private final Ticker ticker;
-  private final int slowEvery;
+  private final Intervals intervals;
   private final Arena arena = Arena.ofShared();
   private final MemorySegment out;
   private final MemorySegment out2;
@@ -42,28 +108,35 @@ public final class NvmlSampler implements StateSampler {
   private final MemorySegment out4;
   private final MemorySegment fields;
   private final List<Reader> readers = new ArrayList<>();
-  private final Map<StateField, String> unsupported = Collections.synchronizedMap(new EnumMap<>(StateField.class));
+  private final Map<StateField, String> reasons = Collections.synchronizedMap(new EnumMap<>(StateField.class));
   private final double[] carried = new double[StateField.values().length];
-  private final CounterRate[] rates = new CounterRate[4];
-  private final StateField[] rateFields = {StateField.PCIE_TX, StateField.PCIE_RX, StateField.NVLINK_TX,
-      StateField.NVLINK_RX};
-  private final int[] fieldIds = {Nvml.FI_DEV_PCIE_COUNT_TX_BYTES, Nvml.FI_DEV_PCIE_COUNT_RX_BYTES,
-      Nvml.FI_DEV_NVLINK_THROUGHPUT_DATA_TX, Nvml.FI_DEV_NVLINK_THROUGHPUT_DATA_RX};
-  private final double[] fieldScale = {1, 1, 1024, 1024};
-  private long samples;
+  private final CounterRate[] rates = new CounterRate[FIELD_IDS.length];
+  /** The slots of FIELD_IDS still asked for, in order; {@code requested} of them. */
+  private final int[] request = new int[FIELD_IDS.length];
+  private int requested;
   private long errors;
   private long lastProcessSeen;
+  private String name;
+  private String uuid;
 
-  private NvmlSampler(int index, MemorySegment device, Ticker ticker, int slowEvery, String unavailable) {
+  private NvmlSampler(NvmlFunctions nvml, int index, MemorySegment device, Ticker ticker, Intervals intervals,
+      String unavailable) {
+    if (intervals == null) {
+      throw new IllegalArgumentException("NVML sampling intervals must be given");
+    }
+    this.nvml = nvml;
     this.index = index;
     this.device = device;
     this.ticker = ticker;
-    this.slowEvery = slowEvery;
+    this.intervals = intervals;
     this.out = arena.allocate(64, 8);
     this.out2 = arena.allocate(8, 8);
     this.out3 = arena.allocate(8, 8);
     this.out4 = arena.allocate(8, 8);
-    this.fields = arena.allocate(Nvml.FIELD_VALUE_SIZE * fieldIds.length, 8);
+    this.fields = arena.allocate(Nvml.FIELD_VALUE_SIZE * FIELD_IDS.length, 8);
+    for (int i = 0; i < FIELD_IDS.length; i++) {
+      request[requested++] = i;
+    }
     Arrays.fill(carried, Double.NaN);
     defineReaders();
     if (unavailable != null) {
@@ -75,9 +148,19 @@ public final class NvmlSampler implements StateSampler {
     }
   }
 
+  /** A sampler of {@code device} read through {@code nvml} (initialised), taking its first sample now. */
+  static NvmlSampler of(NvmlFunctions nvml, int index, MemorySegment device, Ticker ticker, Intervals intervals) {
+    return new NvmlSampler(nvml, index, device, ticker, intervals, null);
+  }
+
   /** A sampler of device {@code index} in NVML's order; fails when NVML or the device is not there. */
   public static NvmlSampler open(int index, Ticker ticker) {
-    return new NvmlSampler(index, Nvml.handleByIndex(index), ticker, DEFAULT_SLOW_EVERY, null);
+    return open(index, ticker, Intervals.DEFAULT);
+  }
+
+  /** Like {@link #open(int, Ticker)}, reading the counter and slow tiers at the given intervals. */
+  public static NvmlSampler open(int index, Ticker ticker, Intervals intervals) {
+    return new NvmlSampler(Nvml.LIB, index, Nvml.handleByIndex(index), ticker, intervals, null);
   }
 
   /**
@@ -92,19 +175,24 @@ public final class NvmlSampler implements StateSampler {
       } catch (DeviceException e) {
         h = Nvml.handleByIndex(fallbackIndex);
       }
-      return new NvmlSampler(fallbackIndex, h, ticker, DEFAULT_SLOW_EVERY, null);
+      return new NvmlSampler(Nvml.LIB, fallbackIndex, h, ticker, Intervals.DEFAULT, null);
     } catch (DeviceException e) {
-      return new NvmlSampler(fallbackIndex, MemorySegment.NULL, ticker, DEFAULT_SLOW_EVERY,
+      return new NvmlSampler(Nvml.LIB, fallbackIndex, MemorySegment.NULL, ticker, Intervals.DEFAULT,
           "NVML not usable: " + e.getMessage());
     }
   }
 
   /** One sampler per device NVML sees. */
   public static List<NvmlSampler> all(Ticker ticker) {
+    return all(ticker, Intervals.DEFAULT);
+  }
+
+  /** One sampler per device NVML sees, reading the counter and slow tiers at the given intervals. */
+  public static List<NvmlSampler> all(Ticker ticker, Intervals intervals) {
     int n = Nvml.deviceCount();
     List<NvmlSampler> out = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
-      out.add(open(i, ticker));
+      out.add(open(i, ticker, intervals));
     }
     return out;
   }
@@ -114,18 +202,31 @@ public final class NvmlSampler implements StateSampler {
     return index;
   }
 
-  public String name() {
-    return Nvml.text(Nvml.deviceGetName, device, Nvml.NAME_BUFFER);
+  /** The intervals of the counter and slow tiers. */
+  public Intervals intervals() {
+    return intervals;
   }
 
-  public String uuid() {
-    return Nvml.text(Nvml.deviceGetUUID, device, Nvml.UUID_BUFFER);
+  /** The device's name, read from NVML on the first call. */
+  public synchronized String name() {
+    if (name == null) {
+      name = Nvml.text(nvml.deviceGetName, device, Nvml.NAME_BUFFER);
+    }
+    return name;
+  }
+
+  /** The device's UUID ({@code GPU-...}), read from NVML on the first call. */
+  public synchronized String uuid() {
+    if (uuid == null) {
+      uuid = Nvml.text(nvml.deviceGetUUID, device, Nvml.UUID_BUFFER);
+    }
+    return uuid;
   }
 
   /** Why each unsupported field is unsupported (the NVML function and its code), recorded once. */
   public Map<StateField, String> unsupportedReasons() {
-    synchronized (unsupported) {
-      return Map.copyOf(unsupported);
+    synchronized (reasons) {
+      return Map.copyOf(reasons);
     }
   }
 
@@ -146,12 +247,12 @@ public final class NvmlSampler implements StateSampler {
     double[] v = new double[carried.length];
     Arrays.fill(v, Double.NaN);
     long now = ticker.nanos();
-    boolean slowRound = samples % slowEvery == 0;
     for (Reader r : readers) {
       if (r.unsupported) {
         continue;
       }
-      if (r.slow && !slowRound) {
+      long every = intervals.nanos(r.tier);
+      if (every > 0 && r.hasRead && now - r.lastReadNs < every) {
         for (StateField f : r.fields) {
           v[f.ordinal()] = carried[f.ordinal()];
         }
@@ -165,10 +266,10 @@ public final class NvmlSampler implements StateSampler {
         continue;
       }
       if (rc == Nvml.SUCCESS) {
-        if (r.slow) {
-          for (StateField f : r.fields) {
-            carried[f.ordinal()] = v[f.ordinal()];
-          }
+        r.hasRead = true;
+        r.lastReadNs = now;
+        for (StateField f : r.fields) {
+          carried[f.ordinal()] = v[f.ordinal()];
         }
       } else if (permanent(rc)) {
         r.markUnsupported(r.function.name() + ": " + ErrorCodes.nvmlName(rc));
@@ -176,7 +277,6 @@ public final class NvmlSampler implements StateSampler {
         errors++;
       }
     }
-    samples++;
     return new StateSample(index, now, v);
   }
 
@@ -191,15 +291,15 @@ public final class NvmlSampler implements StateSampler {
     try (Arena a = Arena.ofConfined()) {
       MemorySegment count = a.allocate(ValueLayout.JAVA_INT);
       count.set(ValueLayout.JAVA_INT, 0, 0);
-      int rc = Nvml.call(Nvml.deviceGetComputeRunningProcesses, device, count, MemorySegment.NULL);
+      int rc = Nvml.call(nvml.deviceGetComputeRunningProcesses, device, count, MemorySegment.NULL);
       int n = count.get(ValueLayout.JAVA_INT, 0);
       List<ProcessUsage> out = new ArrayList<>();
       if (rc == Nvml.ERROR_INSUFFICIENT_SIZE || (rc == Nvml.SUCCESS && n > 0)) {
         n += 8;
         count.set(ValueLayout.JAVA_INT, 0, n);
         MemorySegment infos = a.allocate(Nvml.PROCESS_INFO_SIZE * n, 8);
-        rc = Nvml.call(Nvml.deviceGetComputeRunningProcesses, device, count, infos);
-        ErrorCodes.checkNvml(Nvml.deviceGetComputeRunningProcesses.name(), rc);
+        rc = Nvml.call(nvml.deviceGetComputeRunningProcesses, device, count, infos);
+        ErrorCodes.checkNvml(nvml.deviceGetComputeRunningProcesses.name(), rc);
         n = count.get(ValueLayout.JAVA_INT, 0);
         Map<Integer, double[]> util = processUtilization(a);
         for (int i = 0; i < n; i++) {
@@ -210,7 +310,7 @@ public final class NvmlSampler implements StateSampler {
           out.add(new ProcessUsage(pid, mem, u[0], u[1]));
         }
       } else {
-        ErrorCodes.checkNvml(Nvml.deviceGetComputeRunningProcesses.name(), rc);
+        ErrorCodes.checkNvml(nvml.deviceGetComputeRunningProcesses.name(), rc);
       }
       return out;
     }
@@ -218,17 +318,17 @@ public final class NvmlSampler implements StateSampler {
 
   private Map<Integer, double[]> processUtilization(Arena a) {
     Map<Integer, double[]> out = new java.util.HashMap<>();
-    if (!Nvml.deviceGetProcessUtilization.available()) {
+    if (!nvml.deviceGetProcessUtilization.available()) {
       return out;
     }
     MemorySegment count = a.allocate(ValueLayout.JAVA_INT);
-    int rc = Nvml.call(Nvml.deviceGetProcessUtilization, device, MemorySegment.NULL, count, lastProcessSeen);
+    int rc = Nvml.call(nvml.deviceGetProcessUtilization, device, MemorySegment.NULL, count, lastProcessSeen);
     int n = count.get(ValueLayout.JAVA_INT, 0);
     if ((rc != Nvml.ERROR_INSUFFICIENT_SIZE && rc != Nvml.SUCCESS) || n <= 0) {
       return out;
     }
     MemorySegment samples = a.allocate(Nvml.PROCESS_UTIL_SIZE * n, 8);
-    rc = Nvml.call(Nvml.deviceGetProcessUtilization, device, samples, count, lastProcessSeen);
+    rc = Nvml.call(nvml.deviceGetProcessUtilization, device, samples, count, lastProcessSeen);
     if (rc != Nvml.SUCCESS) {
       return out;
     }
@@ -244,17 +344,19 @@ public final class NvmlSampler implements StateSampler {
     return out;
   }
 
-  /** One NVML call filling some fields. */
+  /** One NVML call (or a fixed few) filling some fields, made at its tier's cadence. */
   private abstract class Reader {
     final NativeFunction function;
-    final List<StateField> fields;
-    final boolean slow;
+    final Tier tier;
+    final StateField[] fields;
     boolean unsupported;
+    boolean hasRead;
+    long lastReadNs;
 
-    Reader(NativeFunction function, boolean slow, StateField... fields) {
+    Reader(NativeFunction function, Tier tier, StateField... fields) {
       this.function = function;
-      this.slow = slow;
-      this.fields = List.of(fields);
+      this.tier = tier;
+      this.fields = fields;
     }
 
     /** Reads into {@code v}; returns NVML's code. */
@@ -263,18 +365,14 @@ public final class NvmlSampler implements StateSampler {
     void markUnsupported(String reason) {
       unsupported = true;
       for (StateField f : fields) {
-        unsupported(f, reason);
+        reasons.putIfAbsent(f, reason);
       }
     }
   }
 
-  private void unsupported(StateField f, String reason) {
-    unsupported.putIfAbsent(f, reason);
-  }
-
-  private static int invoke(NativeFunction f, Object a, Object b) {
+  private static int invoke(NativeFunction f, MemorySegment a, MemorySegment b) {
     try {
-      return (int) f.handle().invoke((MemorySegment) a, (MemorySegment) b);
+      return (int) f.handle().invoke(a, b);
     } catch (Throwable t) {
       throw Native.rethrow(t);
     }
@@ -298,7 +396,7 @@ public final class NvmlSampler implements StateSampler {
   }
 
   private void defineReaders() {
-    readers.add(new Reader(Nvml.deviceGetUtilizationRates, false, StateField.GPU_UTILIZATION,
+    readers.add(new Reader(nvml.deviceGetUtilizationRates, Tier.EVERY_SAMPLE, StateField.GPU_UTILIZATION,
         StateField.MEMORY_UTILIZATION) {
       @Override
       int read(double[] v, long now) {
@@ -310,8 +408,8 @@ public final class NvmlSampler implements StateSampler {
         return rc;
       }
     });
-    readers.add(new Reader(Nvml.deviceGetMemoryInfo, false, StateField.MEMORY_TOTAL, StateField.MEMORY_FREE,
-        StateField.MEMORY_USED) {
+    readers.add(new Reader(nvml.deviceGetMemoryInfo, Tier.EVERY_SAMPLE, StateField.MEMORY_TOTAL,
+        StateField.MEMORY_FREE, StateField.MEMORY_USED) {
       @Override
       int read(double[] v, long now) {
         int rc = invoke(function, device, out);
@@ -323,7 +421,7 @@ public final class NvmlSampler implements StateSampler {
         return rc;
       }
     });
-    readers.add(new Reader(Nvml.deviceGetPowerUsage, false, StateField.POWER) {
+    readers.add(new Reader(nvml.deviceGetPowerUsage, Tier.EVERY_SAMPLE, StateField.POWER) {
       @Override
       int read(double[] v, long now) {
         int rc = invoke(function, device, out);
@@ -333,20 +431,10 @@ public final class NvmlSampler implements StateSampler {
         return rc;
       }
     });
-    readers.add(new Reader(Nvml.deviceGetEnforcedPowerLimit, true, StateField.POWER_LIMIT) {
-      @Override
-      int read(double[] v, long now) {
-        int rc = invoke(function, device, out);
-        if (rc == 0) {
-          v[StateField.POWER_LIMIT.ordinal()] = u32(out, 0) / 1000.0;
-        }
-        return rc;
-      }
-    });
     clock(Nvml.CLOCK_SM, StateField.SM_CLOCK);
     clock(Nvml.CLOCK_MEM, StateField.MEMORY_CLOCK);
     clock(Nvml.CLOCK_GRAPHICS, StateField.GRAPHICS_CLOCK);
-    readers.add(new Reader(Nvml.deviceGetTemperature, false, StateField.TEMPERATURE) {
+    readers.add(new Reader(nvml.deviceGetTemperature, Tier.EVERY_SAMPLE, StateField.TEMPERATURE) {
       @Override
       int read(double[] v, long now) {
         int rc = invoke(function, device, Nvml.TEMPERATURE_GPU, out);
@@ -356,7 +444,7 @@ public final class NvmlSampler implements StateSampler {
         return rc;
       }
     });
-    readers.add(new Reader(Nvml.deviceGetClockEventReasons, false, StateField.CLOCK_EVENT_REASONS) {
+    readers.add(new Reader(nvml.deviceGetClockEventReasons, Tier.EVERY_SAMPLE, StateField.CLOCK_EVENT_REASONS) {
       @Override
       int read(double[] v, long now) {
         int rc = invoke(function, device, out);
@@ -366,17 +454,27 @@ public final class NvmlSampler implements StateSampler {
         return rc;
       }
     });
-    readers.add(new Reader(Nvml.deviceGetFieldValues, false, rateFields) {
+    readers.add(new Reader(nvml.deviceGetFieldValues, Tier.COUNTERS, RATE_FIELDS) {
       @Override
       int read(double[] v, long now) {
-        return readFieldValues(v, now, this);
+        return readCounters(v, now, this);
+      }
+    });
+    readers.add(new Reader(nvml.deviceGetEnforcedPowerLimit, Tier.SLOW, StateField.POWER_LIMIT) {
+      @Override
+      int read(double[] v, long now) {
+        int rc = invoke(function, device, out);
+        if (rc == 0) {
+          v[StateField.POWER_LIMIT.ordinal()] = u32(out, 0) / 1000.0;
+        }
+        return rc;
       }
     });
     ecc(StateField.ECC_VOLATILE_CORRECTED, Nvml.MEMORY_ERROR_CORRECTED, Nvml.VOLATILE_ECC);
     ecc(StateField.ECC_VOLATILE_UNCORRECTED, Nvml.MEMORY_ERROR_UNCORRECTED, Nvml.VOLATILE_ECC);
     ecc(StateField.ECC_AGGREGATE_CORRECTED, Nvml.MEMORY_ERROR_CORRECTED, Nvml.AGGREGATE_ECC);
     ecc(StateField.ECC_AGGREGATE_UNCORRECTED, Nvml.MEMORY_ERROR_UNCORRECTED, Nvml.AGGREGATE_ECC);
-    readers.add(new Reader(Nvml.deviceGetRetiredPages, true, StateField.RETIRED_PAGES) {
+    readers.add(new Reader(nvml.deviceGetRetiredPages, Tier.SLOW, StateField.RETIRED_PAGES) {
       @Override
       int read(double[] v, long now) {
         double total = 0;
@@ -397,7 +495,7 @@ public final class NvmlSampler implements StateSampler {
         return 0;
       }
     });
-    readers.add(new Reader(Nvml.deviceGetRemappedRows, true, StateField.REMAPPED_ROWS) {
+    readers.add(new Reader(nvml.deviceGetRemappedRows, Tier.SLOW, StateField.REMAPPED_ROWS) {
       @Override
       int read(double[] v, long now) {
         int rc;
@@ -415,7 +513,7 @@ public final class NvmlSampler implements StateSampler {
   }
 
   private void clock(int type, StateField field) {
-    readers.add(new Reader(Nvml.deviceGetClockInfo, false, field) {
+    readers.add(new Reader(nvml.deviceGetClockInfo, Tier.EVERY_SAMPLE, field) {
       @Override
       int read(double[] v, long now) {
         int rc = invoke(function, device, type, out);
@@ -428,7 +526,7 @@ public final class NvmlSampler implements StateSampler {
   }
 
   private void ecc(StateField field, int errorType, int counterType) {
-    readers.add(new Reader(Nvml.deviceGetTotalEccErrors, true, field) {
+    readers.add(new Reader(nvml.deviceGetTotalEccErrors, Tier.SLOW, field) {
       @Override
       int read(double[] v, long now) {
         int rc;
@@ -445,33 +543,36 @@ public final class NvmlSampler implements StateSampler {
     });
   }
 
-  /** PCIe and NVLink byte counters in one nvmlDeviceGetFieldValues call; each field has its own return code. */
-  private int readFieldValues(double[] v, long nowNs, Reader reader) {
-    int live = 0;
-    for (int i = 0; i < fieldIds.length; i++) {
-      long base = i * Nvml.FIELD_VALUE_SIZE;
+  /**
+   * The PCIe and NVLink byte counters still asked for, in one nvmlDeviceGetFieldValues call; each field has its own
+   * return code, and a field id the device does not support is recorded and left out of later requests.
+   */
+  private int readCounters(double[] v, long nowNs, Reader reader) {
+    for (int k = 0; k < requested; k++) {
+      int i = request[k];
+      long base = k * Nvml.FIELD_VALUE_SIZE;
       fields.asSlice(base, Nvml.FIELD_VALUE_SIZE).fill((byte) 0);
-      fields.set(ValueLayout.JAVA_INT, base + Nvml.FV_FIELD_ID, fieldIds[i]);
-      fields.set(ValueLayout.JAVA_INT, base + Nvml.FV_SCOPE_ID, i >= 2 ? Nvml.SCOPE_ALL_LINKS : 0);
+      fields.set(ValueLayout.JAVA_INT, base + Nvml.FV_FIELD_ID, FIELD_IDS[i]);
+      fields.set(ValueLayout.JAVA_INT, base + Nvml.FV_SCOPE_ID, FIELD_SCOPES[i]);
     }
-    int rc = invoke(reader.function, device, fieldIds.length, fields);
+    int rc = invoke(reader.function, device, requested, fields);
     if (rc != 0) {
       return rc;
     }
-    for (int i = 0; i < fieldIds.length; i++) {
-      StateField f = rateFields[i];
-      if (unsupportedReasons().containsKey(f)) {
-        continue;
-      }
-      long base = i * Nvml.FIELD_VALUE_SIZE;
+    int kept = 0;
+    for (int k = 0; k < requested; k++) {
+      int i = request[k];
+      StateField f = RATE_FIELDS[i];
+      long base = k * Nvml.FIELD_VALUE_SIZE;
       int frc = fields.get(ValueLayout.JAVA_INT, base + Nvml.FV_RETURN);
-      if (frc != 0) {
-        if (permanent(frc)) {
-          unsupported(f, "nvmlDeviceGetFieldValues(" + fieldIds[i] + "): " + ErrorCodes.nvmlName(frc));
-        }
+      if (frc != 0 && permanent(frc)) {
+        reasons.putIfAbsent(f, "nvmlDeviceGetFieldValues(" + FIELD_IDS[i] + "): " + ErrorCodes.nvmlName(frc));
         continue;
       }
-      live++;
+      request[kept++] = i;
+      if (frc != 0) {
+        continue;
+      }
       int type = fields.get(ValueLayout.JAVA_INT, base + Nvml.FV_VALUE_TYPE);
       long raw;
       int bits;
@@ -498,9 +599,10 @@ public final class NvmlSampler implements StateSampler {
       }
       long ts = fields.get(ValueLayout.JAVA_LONG, base + Nvml.FV_TIMESTAMP);
       long micros = ts > 0 ? ts : nowNs / 1000;
-      v[f.ordinal()] = rates[i].update(raw, micros, fieldScale[i]);
+      v[f.ordinal()] = rates[i].update(raw, micros, FIELD_SCALE[i]);
     }
-    if (live == 0 && reader.fields.stream().allMatch(unsupportedReasons()::containsKey)) {
+    requested = kept;
+    if (requested == 0) {
       reader.unsupported = true;
     }
     return 0;
