@@ -84,6 +84,14 @@ if [ -n "$inject" ]; then
   step torch-mixed-summary 120 python3 "$summary" "$out/torch-mixed.gtrace" --top 25 \
     && cp "$out/torch-mixed-summary.log" "$out/torch-mixed-summary.json"
   rm -f "$out/torch-mixed.gtrace" "$out/torch-mixed.gtrace.tmp" "$out/torch-mixed-summary.log"
+  # the default kinds must keep a launch call for every kernel (what Replay joins by correlation id)
+  step torch-mixed-launch-check 10 python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+a = s["meta"]["attributes"]
+print("kinds %s; %s; kernels %d, with a launch call %d, without %d; API records %d" % (a.get("trace.kinds"),
+      a.get("trace.apiFunctions"), s["recordsByType"].get("kernel", 0), s["kernelsWithALaunchCall"],
+      s["kernelsWithoutALaunchCall"], s["recordsByType"].get("api", 0)))
+sys.exit(1 if s["kernelsWithoutALaunchCall"] or not s["kernelsWithALaunchCall"] else 0)' "$out/torch-mixed-summary.json"
   # fixture: a small real trace (a few hundred records), every kind
   CUDA_INJECTION64_PATH="$inject" GITM_TRACE_OUT="$out/fixtures/h200-driver580-torch-small.gtrace" GITM_TRACE_KINDS=all \
     step torch-small 180 python3 "$workload" --mode small

@@ -55,6 +55,7 @@ static char errors[2048];        /* ";"-separated failures, for the meta */
 static unsigned kinds;           /* TK_* bits traced */
 static char kinds_error[512];
 static unsigned api_enabled[2];  /* functions enabled one by one by the api filter, per domain (driver, runtime) */
+static int api_whole[2];         /* the domain's whole API kind was enabled (asked for, or the filter's fallback) */
 static int finishing;            /* set at exit: buffers delivered from then on are freed, not zeroed for reuse */
 
 /* Everything below up to the next comment is read and written under deliver_lock only. */
@@ -445,8 +446,11 @@ static void finish(void) {
   attr(meta, &len, cap, &first, "trace.kinds", text);
   if (kinds_error[0]) attr(meta, &len, cap, &first, "trace.kinds.error", kinds_error);
   if (kinds & TK_API) {
-    snprintf(text, sizeof text, "%u driver and %u runtime functions that launch, copy, set, allocate, free or "
-             "synchronize", api_enabled[0], api_enabled[1]);
+    char d[16], r[16];
+    snprintf(d, sizeof d, "%u", api_enabled[0]);
+    snprintf(r, sizeof r, "%u", api_enabled[1]);
+    snprintf(text, sizeof text, "%s driver and %s runtime functions that launch, copy, set, allocate, free or "
+             "synchronize", api_whole[0] ? "every" : d, api_whole[1] ? "every" : r);
     attr(meta, &len, cap, &first, "trace.apiFunctions", text);
   }
   attr(meta, &len, cap, &first, "clock.alignment", clock_method);
@@ -497,8 +501,15 @@ static void finish(void) {
 }
 
 /* Enables the API records of one domain (1 driver, 2 runtime): every function when `all`, else, when `filtered`,
-   each function whose name gt_classify_api does not call OTHER; where CUPTI lacks the per-function switch, the
-   whole kind instead (noted in the meta). */
+   each function whose name gt_classify_api does not call OTHER. Where CUPTI lacks or refuses the per-function
+   switch, the whole kind instead (noted in the meta): costlier, but no device record loses its launch call. */
+static unsigned count_selected(int domain) {
+  unsigned n = 0;
+  for (unsigned cbid = 1; cbid < MAX_CBID; cbid++)
+    if (api_tab[domain - 1][cbid].name && api_tab[domain - 1][cbid].kind != GT_API_OTHER) n++;
+  return n;
+}
+
 static void enable_api(int domain, int all, int filtered) {
   CUpti_ActivityKind kind = domain == 1 ? CUPTI_ACTIVITY_KIND_DRIVER : CUPTI_ACTIVITY_KIND_RUNTIME;
   const char *kname = domain == 1 ? "DRIVER" : "RUNTIME";
@@ -514,11 +525,17 @@ static void enable_api(int domain, int all, int filtered) {
       if (rc == CUPTI_SUCCESS) { api_enabled[domain - 1]++; continue; }
       snprintf(what, sizeof what, "cuptiActivityEnable%sApi(%s)", domain == 1 ? "Driver" : "Runtime", e->name);
       note_error(what, rc);
-      return; /* one failure per domain is enough: the rest would fail the same way */
+      break;
     }
-    return;
-  }
-  if (!all) {
+    if (api_enabled[domain - 1] == 0 || api_enabled[domain - 1] < count_selected(domain)) {
+      size_t n = strlen(errors);
+      snprintf(errors + n, sizeof errors - n, "%sper-function %s API selection failed: every %s API call traced",
+               n ? "; " : "", domain == 1 ? "driver" : "runtime", domain == 1 ? "driver" : "runtime");
+      api_enabled[domain - 1] = 0;
+    } else {
+      return;
+    }
+  } else if (!all) {
     size_t n = strlen(errors);
     snprintf(errors + n, sizeof errors - n, "%sno cuptiActivityEnable%sApi in this CUPTI: every %s API call traced",
              n ? "; " : "", domain == 1 ? "Driver" : "Runtime", domain == 1 ? "driver" : "runtime");
@@ -527,6 +544,8 @@ static void enable_api(int domain, int all, int filtered) {
   if (rc != CUPTI_SUCCESS) {
     snprintf(what, sizeof what, "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_%s)", kname);
     note_error(what, rc);
+  } else {
+    api_whole[domain - 1] = 1;
   }
 }
 
