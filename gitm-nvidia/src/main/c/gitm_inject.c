@@ -42,6 +42,8 @@
 #define POOL_MAX 32
 #define META_RESERVE 16384u
 #define MAX_CBID 1024
+_Static_assert(CUPTI_DRIVER_TRACE_CBID_SIZE <= MAX_CBID && CUPTI_RUNTIME_TRACE_CBID_SIZE <= MAX_CBID,
+               "a callback id of these CUPTI headers does not fit api_tab: raise MAX_CBID");
 
 static gt_writer *W;
 static pid_t owner_pid;          /* the process that opened W: a forked child never finishes the parent's file */
