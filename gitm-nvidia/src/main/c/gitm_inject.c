@@ -117,9 +117,10 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
   *max_records = 0;
 }
 
-static void release_buffer(uint8_t *b, size_t size, int reuse) {
+/* A delivered buffer (every buffer is one of ours, BUFFER_BYTES long): back to the pool, or freed. */
+static void release_buffer(uint8_t *b, int reuse) {
   if (reuse) {
-    if (buffers_zeroed) memset(b, 0, size < BUFFER_BYTES ? BUFFER_BYTES : size);
+    if (buffers_zeroed) memset(b, 0, BUFFER_BYTES);
     pthread_mutex_lock(&pool_lock);
     if (pool_n < POOL_MAX) { pool[pool_n++] = b; b = NULL; }
     pthread_mutex_unlock(&pool_lock);
@@ -341,7 +342,7 @@ static void record(const CUpti_Activity *a) {
 static pthread_mutex_t deliver_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid_size) {
-  (void)ctx; (void)stream;
+  (void)ctx; (void)stream; (void)size;
   CUpti_Activity *a = NULL;
   int tracing;
   pthread_mutex_lock(&deliver_lock);
@@ -355,7 +356,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     }
   }
   pthread_mutex_unlock(&deliver_lock);
-  if (buffer) release_buffer(buffer, size, tracing && !__atomic_load_n(&finishing, __ATOMIC_ACQUIRE));
+  if (buffer) release_buffer(buffer, tracing && !__atomic_load_n(&finishing, __ATOMIC_ACQUIRE));
 }
 
 static void measure_offset(void) {
