@@ -18,7 +18,9 @@ static const char *APIS[] = {"cuLaunchKernel", "cuMemAlloc_v2", "cuMemFree_v2", 
                              "cuMemsetD8_v2", "cuCtxSynchronize", "cuModuleLoadData", "cudaLaunchKernel_v7000",
                              "cudaMalloc_v3020", "cudaFree_v3020", "cudaMemcpyAsync_v3020", "cudaMemsetAsync_v3020",
                              "cudaStreamSynchronize_v3020", "cudaGetDevice_v3020", "cuGraphLaunch",
-                             "cuMemHostAlloc", "cuStreamWaitEvent", "cuMemGetInfo_v2"};
+                             "cuMemHostAlloc", "cuStreamWaitEvent", "cuMemGetInfo_v2", "cuDevicePrimaryCtxGetState",
+                             "cudaGetLastError_v3020", "cuKernelGetName", "cuCtxGetCurrent",
+                             "cudaLaunchKernelExC_v11060"};
 typedef struct { int t; char *lines; size_t len, cap; } out_t;
 
 static void add(out_t *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
