@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # GPU part of CUPTI tracing (issue 3), run unattended on the lent GPU by scripts/gpu-suite.sh from the repository
-# root with $OUT set. Writes everything under $OUT/cupti/:
-#   torch-mixed.gtrace (+ -summary.json)   an unmodified PyTorch script traced by injection (libgitm_inject.so)
+# root with $OUT set; about 115 s. Writes everything under $OUT/cupti/ (small files only):
+#   torch-mixed-summary.json               an unmodified PyTorch script traced by injection (libgitm_inject.so) with
+#                                          the default GITM_TRACE_KINDS: records per type and name, and how many
+#                                          kernels have a launch call of the same correlation id (the .gtrace itself
+#                                          is deleted: it is large)
 #   cupti-overhead.json (+ .txt)           in-process CUPTI tracing overhead (CuptiOverheadBench): kernel-dense and
-#                                          GEMM-heavy loops, untraced vs traced in alternating pairs
-#   torch-injection-overhead.json          PyTorch GEMM-heavy and elementwise-dense loops, with vs without injection
+#                                          GEMM-heavy loops, untraced vs traced in alternating pairs, per set of
+#                                          activity kinds
+#   torch-injection-overhead.json (+ .txt) PyTorch GEMM-heavy and elementwise-dense loops, untraced vs traced under
+#                                          each GITM_TRACE_KINDS setting, with microseconds added per launch
+#                                          (scripts/gpu.d/injection_overhead.py)
 #   fixtures/                              small real traces for CI decoding tests (commit them under
-#                                          gitm-nvidia/src/test/resources/cupti/)
+#                                          gitm-nvidia/src/test/resources/cupti/); the torch fixture is traced with
+#                                          GITM_TRACE_KINDS=all, so that it keeps every record type
 #   steps.txt                              each step, its command and exit status
 # Layout assumed (made by scripts/gpu-prep.sh): .gpu/jdk/bin/java, runtime jars in .gpu/lib/*.jar (gitm-nvidia's
 # jar carries native/linux-x86_64/libgitm_inject.so), test classes and resources in .gpu/test-classes/gitm-nvidia/.
@@ -69,15 +76,24 @@ echo "libgitm_inject.so: ${inject:-NOT FOUND}" | tee -a "$out/environment.txt"
 workload="$root/scripts/gpu.d/cupti_torch_workload.py"
 summary="$root/scripts/gpu.d/gtrace_summary.py"
 
-# (a) An unmodified PyTorch script traced by injection.
+# (a) An unmodified PyTorch script traced by injection, default kinds.
 if [ -n "$inject" ]; then
   CUDA_INJECTION64_PATH="$inject" GITM_TRACE_OUT="$out/torch-mixed.gtrace" \
-    step torch-mixed 180 python3 "$workload" --mode mixed --seconds 3
+    step torch-mixed 180 python3 "$workload" --mode mixed --seconds 2
   ls -la "$out"/torch-mixed.gtrace* >> "$log" 2>&1
   step torch-mixed-summary 120 python3 "$summary" "$out/torch-mixed.gtrace" --top 25 \
     && cp "$out/torch-mixed-summary.log" "$out/torch-mixed-summary.json"
-  # fixture: a small real trace (a few hundred records)
-  CUDA_INJECTION64_PATH="$inject" GITM_TRACE_OUT="$out/fixtures/h200-driver580-torch-small.gtrace" \
+  rm -f "$out/torch-mixed.gtrace" "$out/torch-mixed.gtrace.tmp" "$out/torch-mixed-summary.log"
+  # the default kinds must keep a launch call for every kernel (what Replay joins by correlation id)
+  step torch-mixed-launch-check 10 python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+a = s["meta"]["attributes"]
+print("kinds %s; %s; kernels %d, with a launch call %d, without %d; API records %d" % (a.get("trace.kinds"),
+      a.get("trace.apiFunctions"), s["recordsByType"].get("kernel", 0), s["kernelsWithALaunchCall"],
+      s["kernelsWithoutALaunchCall"], s["recordsByType"].get("api", 0)))
+sys.exit(1 if s["kernelsWithoutALaunchCall"] or not s["kernelsWithALaunchCall"] else 0)' "$out/torch-mixed-summary.json"
+  # fixture: a small real trace (a few hundred records), every kind
+  CUDA_INJECTION64_PATH="$inject" GITM_TRACE_OUT="$out/fixtures/h200-driver580-torch-small.gtrace" GITM_TRACE_KINDS=all \
     step torch-small 180 python3 "$workload" --mode small
   step torch-small-summary 60 python3 "$summary" "$out/fixtures/h200-driver580-torch-small.gtrace" --top 10
 fi
@@ -87,42 +103,15 @@ if [ -x "$java" ]; then
   step inprocess-fixture 120 "$java" --enable-native-access=ALL-UNNAMED -cp "$cp" \
     io.gitm.nvidia.cupti.CuptiFixtureRecorder "$out/fixtures/h200-driver580-inprocess.cuptiraw"
   step cupti-overhead 300 "$java" --enable-native-access=ALL-UNNAMED -Xmx2g -cp "$cp" \
-    io.gitm.nvidia.cupti.CuptiOverheadBench "$out" 21
+    io.gitm.nvidia.cupti.CuptiOverheadBench "$out" 15
   cp "$out/cupti-overhead.log" "$out/cupti-overhead.txt" 2>/dev/null
 fi
 
-# (b') PyTorch loops with and without injection, alternating which goes first (one process per run).
+# (b') PyTorch loops untraced and traced under each GITM_TRACE_KINDS setting (one process per run), within a budget.
 if [ -n "$inject" ]; then
-  step torch-injection-overhead 420 python3 - "$workload" "$inject" "$out" <<'PY'
-import json, os, statistics, subprocess, sys
-workload, inject, out = sys.argv[1:4]
-def run(traced, i):
-    env = dict(os.environ)
-    if traced:
-        env["CUDA_INJECTION64_PATH"] = inject
-        env["GITM_TRACE_OUT"] = os.path.join(out, "torch-bench-%d.gtrace" % i)
-    p = subprocess.run([sys.executable, workload, "--mode", "bench"], env=env, capture_output=True, text=True,
-                       timeout=180)
-    line = [l for l in p.stdout.splitlines() if l.startswith("GITM_RESULT ")]
-    if p.returncode or not line:
-        raise SystemExit("run failed (traced=%s): %s" % (traced, p.stderr[-2000:]))
-    if traced:
-        os.remove(env["GITM_TRACE_OUT"])
-    return json.loads(line[0][len("GITM_RESULT "):])
-pairs = []
-for i in range(5):
-    order = [False, True] if i % 2 == 0 else [True, False]
-    r = {t: run(t, i) for t in order}
-    pairs.append({"untraced": r[False], "traced": r[True]})
-res = {"pairs": pairs, "method": "one python process per run; steady-state loop times measured inside the "
-       "process after warm-up (time.perf_counter around the loop and torch.cuda.synchronize); pairs alternate order"}
-for key in ("gemm_s", "dense_s"):
-    ratios = [p["traced"][key] / p["untraced"][key] for p in pairs]
-    res[key + "_ratio"] = {"median": statistics.median(ratios), "min": min(ratios), "max": max(ratios),
-                           "all": ratios}
-json.dump(res, open(os.path.join(out, "torch-injection-overhead.json"), "w"), indent=1)
-print(json.dumps({k: v for k, v in res.items() if k.endswith("_ratio")}))
-PY
+  step torch-injection-overhead 150 python3 "$root/scripts/gpu.d/injection_overhead.py" "$workload" "$inject" "$out" \
+    --budget-s 85 --max-rounds 3 --dense-repeats 3
+  cp "$out/torch-injection-overhead.log" "$out/torch-injection-overhead.txt" 2>/dev/null
 fi
 
 # The GPU tests of this package, where the JUnit console launcher was carried (gpu-suite may run them itself).

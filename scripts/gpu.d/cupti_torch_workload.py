@@ -3,8 +3,10 @@
 
 --mode mixed: GEMMs and elementwise ops on cuda for about --seconds.
 --mode small: a handful of ops (a few hundred trace records), for a CI fixture.
---mode bench: a fixed GEMM-heavy loop, then a fixed elementwise-dense loop (many short kernels); prints
-              GITM_RESULT {"gemm_s": ..., "dense_s": ...}, each timed from after warm-up to torch.cuda.synchronize().
+--mode bench: a fixed GEMM-heavy loop, then a fixed elementwise-dense loop (many short kernels: each iteration
+              is two elementwise ops, one kernel launch each), --dense-repeats times; prints GITM_RESULT
+              {"gemm_s": ..., "dense_s": <first>, "dense_runs_s": [...], ...}, each timed from after warm-up to
+              torch.cuda.synchronize().
 """
 import argparse
 import json
@@ -40,7 +42,7 @@ def small():
     return {"sum": float(y.sum().item() + z.sum().item())}
 
 
-def bench():
+def bench(dense_repeats=1):
     a = torch.randn(4096, 4096, device="cuda")
     b = torch.randn(4096, 4096, device="cuda")
     x = torch.randn(4096, device="cuda")
@@ -53,12 +55,15 @@ def bench():
         c = a @ b
     torch.cuda.synchronize()
     gemm = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    for _ in range(5000):
-        x = x * 0.999 + 0.001
-    torch.cuda.synchronize()
-    dense = time.perf_counter() - t0
-    return {"gemm_s": gemm, "gemm_iterations": 100, "dense_s": dense, "dense_iterations": 5000,
+    runs = []
+    for _ in range(max(1, dense_repeats)):
+        t0 = time.perf_counter()
+        for _ in range(5000):
+            x = x * 0.999 + 0.001
+        torch.cuda.synchronize()
+        runs.append(time.perf_counter() - t0)
+    return {"gemm_s": gemm, "gemm_iterations": 100, "dense_s": runs[0], "dense_runs_s": runs,
+            "dense_iterations": 5000, "dense_kernels_per_iteration": 2,
             "check": float(c[0, 0].item() + x.sum().item())}
 
 
@@ -66,8 +71,9 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--mode", choices=["mixed", "small", "bench"], default="mixed")
     p.add_argument("--seconds", type=float, default=3.0)
+    p.add_argument("--dense-repeats", type=int, default=1)
     a = p.parse_args()
-    r = mixed(a.seconds) if a.mode == "mixed" else small() if a.mode == "small" else bench()
+    r = mixed(a.seconds) if a.mode == "mixed" else small() if a.mode == "small" else bench(a.dense_repeats)
     print("GITM_RESULT " + json.dumps(r), flush=True)
 
 

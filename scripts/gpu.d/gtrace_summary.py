@@ -120,12 +120,17 @@ def summary(path, top=25):
             times += [f[-2], f[-1]]
     bad = sum(1 for kind, _, f in records if kind == "kernel" and f[5] < f[4])
     streams = collections.Counter(f[2] for kind, _, f in records if kind == "kernel")
+    # kernels whose correlation id is that of a launch call: what a replay needs to re-issue each kernel
+    launch_ids = set(f[3] for kind, _, f in records if kind == "api" and f[0] == API.index("LAUNCH"))
+    kernel_ids = [f[3] for kind, _, f in records if kind == "kernel"]
+    with_launch = sum(1 for c in kernel_ids if c in launch_ids)
     return {
         "file": path, "blocks": blocks, "records": len(records), "strings": len(strings),
         "meta": meta, "recordsByType": dict(by_type), "distinctKernelNames": len(kernels),
         "topKernels": kernels.most_common(top), "apiByKind": dict(api_kind), "topApiCalls": api_name.most_common(top),
         "copies": dict(copies), "syncs": dict(syncs), "overhead": dict(overhead),
         "kernelStreams": {str(k): v for k, v in streams.items()}, "kernelsEndingBeforeStart": bad,
+        "kernelsWithALaunchCall": with_launch, "kernelsWithoutALaunchCall": len(kernel_ids) - with_launch,
         "spanNs": (max(times) - min(times)) if times else 0, "firstNs": min(times) if times else None,
     }
 

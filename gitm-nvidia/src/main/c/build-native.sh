@@ -32,7 +32,7 @@ mkdir -p "$out" "$classes/native/$plat"
 so="$out/libgitm_inject.so"
 if [ ! -f "$so" ] || [ -n "$(find "$src" -newer "$so" -name '*.[ch]' -print -quit)" ]; then
   "$gcc" -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -fPIC -shared -fvisibility=hidden -pthread \
-    -I"$inc" -o "$so.tmp" "$src/gitm_inject.c" "$src/gtrace_writer.c" \
+    -I"$inc" -o "$so.tmp" "$src/gitm_inject.c" "$src/gtrace_writer.c" "$src/trace_kinds.c" \
     -L"$lib" -lcupti -ldl \
     -Wl,-rpath,"$lib:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64:/usr/local/cuda-13.0/lib64"
   mv "$so.tmp" "$so"

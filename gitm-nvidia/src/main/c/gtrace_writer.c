@@ -146,6 +146,17 @@ static int begin(gt_writer *w, size_t size) {
 
 static void end_record(gt_writer *w) { w->count++; w->records++; }
 
+static void put_kernel(gt_writer *w, uint32_t id, int32_t device, int32_t stream, int64_t correlation,
+                       int64_t start, int64_t end, const int32_t grid[3], const int32_t block[3], int32_t regs,
+                       int32_t static_shared, int32_t dynamic_shared) {
+  put_u8(w, 2); put_u32(w, id); put_i32(w, device); put_i32(w, stream); put_i64(w, correlation);
+  put_i64(w, start); put_i64(w, end);
+  for (int i = 0; i < 3; i++) put_i32(w, grid[i]);
+  for (int i = 0; i < 3; i++) put_i32(w, block[i]);
+  put_i32(w, regs); put_i32(w, static_shared); put_i32(w, dynamic_shared);
+  end_record(w);
+}
+
 uint32_t gt_kernel(gt_writer *w, const char *name, int32_t device, int32_t stream, int64_t correlation,
                    int64_t start, int64_t end, const int32_t grid[3], const int32_t block[3], int32_t regs,
                    int32_t static_shared, int32_t dynamic_shared) {
@@ -153,15 +164,26 @@ uint32_t gt_kernel(gt_writer *w, const char *name, int32_t device, int32_t strea
   uint32_t id = 0;
   if (begin(w, 9 + strlen(name) + 73) == 0) {
     id = string_id(w, name);
-    if (ensure(w, 73) == 0) {
-      put_u8(w, 2); put_u32(w, id); put_i32(w, device); put_i32(w, stream); put_i64(w, correlation);
-      put_i64(w, start); put_i64(w, end);
-      for (int i = 0; i < 3; i++) put_i32(w, grid[i]);
-      for (int i = 0; i < 3; i++) put_i32(w, block[i]);
-      put_i32(w, regs); put_i32(w, static_shared); put_i32(w, dynamic_shared);
-      end_record(w);
-    }
+    if (id && ensure(w, 73) == 0)
+      put_kernel(w, id, device, stream, correlation, start, end, grid, block, regs, static_shared, dynamic_shared);
   }
+  pthread_mutex_unlock(&w->lock);
+  return id;
+}
+
+void gt_kernel_id(gt_writer *w, uint32_t name_id, int32_t device, int32_t stream, int64_t correlation, int64_t start,
+                  int64_t end, const int32_t grid[3], const int32_t block[3], int32_t regs, int32_t static_shared,
+                  int32_t dynamic_shared) {
+  pthread_mutex_lock(&w->lock);
+  if (name_id && begin(w, 73) == 0)
+    put_kernel(w, name_id, device, stream, correlation, start, end, grid, block, regs, static_shared, dynamic_shared);
+  pthread_mutex_unlock(&w->lock);
+}
+
+uint32_t gt_intern(gt_writer *w, const char *s) {
+  pthread_mutex_lock(&w->lock);
+  uint32_t id = 0;
+  if (begin(w, 9 + strlen(s)) == 0) id = string_id(w, s);
   pthread_mutex_unlock(&w->lock);
   return id;
 }
@@ -199,17 +221,27 @@ void gt_sync(gt_writer *w, uint8_t kind, int32_t device, int32_t stream, int64_t
   pthread_mutex_unlock(&w->lock);
 }
 
+static void put_api(gt_writer *w, uint8_t kind, uint32_t id, int64_t thread, int64_t correlation, int64_t start,
+                    int64_t end) {
+  put_u8(w, 6); put_u8(w, kind); put_u32(w, id); put_i64(w, thread); put_i64(w, correlation);
+  put_i64(w, start); put_i64(w, end);
+  end_record(w);
+}
+
 void gt_api(gt_writer *w, uint8_t kind, const char *name, int64_t thread, int64_t correlation, int64_t start,
             int64_t end) {
   pthread_mutex_lock(&w->lock);
   if (begin(w, 9 + strlen(name) + 38) == 0) {
     uint32_t id = string_id(w, name);
-    if (ensure(w, 38) == 0) {
-      put_u8(w, 6); put_u8(w, kind); put_u32(w, id); put_i64(w, thread); put_i64(w, correlation);
-      put_i64(w, start); put_i64(w, end);
-      end_record(w);
-    }
+    if (id && ensure(w, 38) == 0) put_api(w, kind, id, thread, correlation, start, end);
   }
+  pthread_mutex_unlock(&w->lock);
+}
+
+void gt_api_id(gt_writer *w, uint8_t kind, uint32_t name_id, int64_t thread, int64_t correlation, int64_t start,
+               int64_t end) {
+  pthread_mutex_lock(&w->lock);
+  if (name_id && begin(w, 38) == 0) put_api(w, kind, name_id, thread, correlation, start, end);
   pthread_mutex_unlock(&w->lock);
 }
 

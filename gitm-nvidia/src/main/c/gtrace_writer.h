@@ -36,6 +36,17 @@ void gt_overhead(gt_writer *w, uint8_t kind, int64_t thread, int64_t start, int6
 void gt_state(gt_writer *w, int32_t device, int64_t time, uint8_t n, const uint8_t *fields, const double *values);
 void gt_marker(gt_writer *w, const char *name, int64_t thread, int64_t start, int64_t end);
 
+/* Finds or defines the string s and returns its id (0 on failure): a record that carries the id may then be written
+   by a *_id call at any later time, since a definition only has to precede its first use. */
+uint32_t gt_intern(gt_writer *w, const char *s);
+
+/* gt_kernel and gt_api with the name given as an id from gt_intern: no hashing or comparing of the name. */
+void gt_kernel_id(gt_writer *w, uint32_t name_id, int32_t device, int32_t stream, int64_t correlation, int64_t start,
+                  int64_t end, const int32_t grid[3], const int32_t block[3], int32_t regs, int32_t static_shared,
+                  int32_t dynamic_shared);
+void gt_api_id(gt_writer *w, uint8_t kind, uint32_t name_id, int64_t thread, int64_t correlation, int64_t start,
+               int64_t end);
+
 /* Records written so far. */
 uint64_t gt_records(gt_writer *w);
 

@@ -18,7 +18,9 @@ static const char *APIS[] = {"cuLaunchKernel", "cuMemAlloc_v2", "cuMemFree_v2", 
                              "cuMemsetD8_v2", "cuCtxSynchronize", "cuModuleLoadData", "cudaLaunchKernel_v7000",
                              "cudaMalloc_v3020", "cudaFree_v3020", "cudaMemcpyAsync_v3020", "cudaMemsetAsync_v3020",
                              "cudaStreamSynchronize_v3020", "cudaGetDevice_v3020", "cuGraphLaunch",
-                             "cuMemHostAlloc", "cuStreamWaitEvent", "cuMemGetInfo_v2"};
+                             "cuMemHostAlloc", "cuStreamWaitEvent", "cuMemGetInfo_v2", "cuDevicePrimaryCtxGetState",
+                             "cudaGetLastError_v3020", "cuKernelGetName", "cuCtxGetCurrent",
+                             "cudaLaunchKernelExC_v11060"};
 typedef struct { int t; char *lines; size_t len, cap; } out_t;
 
 static void add(out_t *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -40,7 +42,12 @@ static void *run(void *arg) {
       case 0: {
         const char *name = KERNELS[i % 5];
         int32_t grid[3] = {(int32_t)(i % 1000 + 1), 2, 3}, block[3] = {128, (int32_t)(i % 4 + 1), 1};
-        gt_kernel(W, name, (int32_t)(i % 2), (int32_t)(7 + i % 3), i, s, e, grid, block, 32, 1024, (int32_t)(i % 4096));
+        if (k % 16 == 0) /* the name interned first, the record written by id */
+          gt_kernel_id(W, gt_intern(W, name), (int32_t)(i % 2), (int32_t)(7 + i % 3), i, s, e, grid, block, 32, 1024,
+                       (int32_t)(i % 4096));
+        else
+          gt_kernel(W, name, (int32_t)(i % 2), (int32_t)(7 + i % 3), i, s, e, grid, block, 32, 1024,
+                    (int32_t)(i % 4096));
         add(o, "KERNEL\t%s\t%lld\t%lld\t%lld\t%lld\t%lld\t%d\t2\t3\t128\t%lld\t1\t32\t1024\t%lld\n", name, i % 2,
             7 + i % 3, i, s, e, (int)(i % 1000 + 1), i % 4 + 1, i % 4096);
         break;
@@ -60,7 +67,8 @@ static void *run(void *arg) {
       case 4: {
         const char *name = APIS[i % (sizeof APIS / sizeof *APIS)];
         uint8_t kind = gt_classify_api(name);
-        gt_api(W, kind, name, 4000 + t, i, s, e);
+        if (k % 16 == 4) gt_api_id(W, kind, gt_intern(W, name), 4000 + t, i, s, e);
+        else gt_api(W, kind, name, 4000 + t, i, s, e);
         add(o, "API\t%u\t%s\t%d\t%lld\t%lld\t%lld\n", kind, name, 4000 + t, i, s, e);
         break;
       }

@@ -13,7 +13,10 @@ import java.util.Optional;
  * The CUPTI injection library for black-box processes ({@code libgitm_inject.so}, shipped in this jar under
  * {@code /native/<os>-<arch>/} where the build had the CUDA toolkit), and the environment that makes a child
  * process load it: the CUDA driver loads {@code CUDA_INJECTION64_PATH} at {@code cuInit}, and the library writes
- * its trace to {@code GITM_TRACE_OUT} when the process exits.
+ * its trace to {@code GITM_TRACE_OUT} when the process exits. What it traces is chosen by {@code GITM_TRACE_KINDS}
+ * (default {@code kernel,memcpy,memset,sync,api}: device work plus only the API calls that launch, copy, set,
+ * allocate, free or synchronize) and its clock by {@code GITM_TRACE_CLOCK}; both pass through the child's inherited
+ * environment, and docs/nvidia-backend.md ("Tracing overhead") says what each costs.
  */
 public final class Injection {
   static final String LIBRARY = "libgitm_inject.so";

@@ -13,14 +13,18 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.Collectors;
 
 /**
  * Tracing overhead of in-process CUPTI on the GPU: a kernel-dense loop (thousands of short launches) and a
  * GEMM-heavy one (a few long tiled SGEMMs), each timed untraced and traced in alternating pairs (the order flips
  * every pair) after warm-up, host wall time from the first launch to the end of {@code cuCtxSynchronize}. The
  * tracer is started before and stopped after the timed region, so the ratio is the steady-state cost of tracing;
- * start and stop are timed separately. Each workload is traced with every activity kind, and with concurrent
- * kernels only, to show where the cost comes from.
+ * start and stop are timed separately. Each workload is traced under several sets of activity kinds ({@link
+ * #VARIANTS}: kernels only, then copies, memsets and synchronizations added, then runtime or driver API records,
+ * then every kind), to show what each kind costs per launch. This process launches through the driver API only, so
+ * runtime API records cost only CUPTI's enabling of the kind here; a PyTorch job's API cost is measured by
+ * scripts/gpu.d/injection_overhead.py.
  *
  * <p>Usage: {@code java --enable-native-access=ALL-UNNAMED -cp ... io.gitm.nvidia.cupti.CuptiOverheadBench OUT_DIR
  * [pairs]}; writes {@code OUT_DIR/cupti-overhead.json} and prints a summary. Not a test: run on the GPU machine.
@@ -31,6 +35,25 @@ public final class CuptiOverheadBench {
   static final int GEMM_N = 2048;
   static final int GEMM_LAUNCHES = 10;
   static final int WARMUP_PAIRS = 3;
+  private static final int[] KMSS = {CuptiLayout.KIND_CONCURRENT_KERNEL, CuptiLayout.KIND_MEMCPY,
+      CuptiLayout.KIND_MEMSET, CuptiLayout.KIND_SYNCHRONIZATION};
+
+  /** A named set of CUpti_ActivityKind values to trace with. */
+  record Variant(String name, int[] kinds) {
+  }
+
+  static final List<Variant> VARIANTS = List.of(
+      new Variant("concurrent kernels only", new int[] {CuptiLayout.KIND_CONCURRENT_KERNEL}),
+      new Variant("kernel+memcpy+memset+sync", KMSS),
+      new Variant("kernel+memcpy+memset+sync+runtime API", plus(KMSS, CuptiLayout.KIND_RUNTIME)),
+      new Variant("kernel+memcpy+memset+sync+driver API", plus(KMSS, CuptiLayout.KIND_DRIVER)),
+      new Variant("all kinds", CuptiTracer.ALL_KINDS));
+
+  static int[] plus(int[] kinds, int kind) {
+    int[] k = Arrays.copyOf(kinds, kinds.length + 1);
+    k[kinds.length] = kind;
+    return k;
+  }
 
   private CuptiOverheadBench() {
   }
@@ -43,12 +66,21 @@ public final class CuptiOverheadBench {
    * One workload under one tracing configuration: per pair, untraced and traced time of the timed region, and the
    * tracer's start and stop (stop flushes: where records fit in CUPTI's buffer, their decoding happens there).
    */
-  record Series(String workload, String tracing, long[] untracedNs, long[] tracedNs, long[] startNs, long[] stopNs,
-      long kernelsPerTracedRun, CuptiTracer.Stats lastStats) {
+  record Series(String workload, String tracing, String kinds, long[] untracedNs, long[] tracedNs, long[] startNs,
+      long[] stopNs, long kernelsPerTracedRun, CuptiTracer.Stats lastStats) {
     double[] ratios() {
       double[] r = new double[untracedNs.length];
       for (int i = 0; i < r.length; i++) {
         r[i] = (double) tracedNs[i] / untracedNs[i];
+      }
+      return r;
+    }
+
+    /** Per pair, traced minus untraced time over the launches of one run, in microseconds. */
+    double[] usAddedPerLaunch() {
+      double[] r = new double[untracedNs.length];
+      for (int i = 0; i < r.length; i++) {
+        r[i] = (tracedNs[i] - untracedNs[i]) / 1e3 / kernelsPerTracedRun;
       }
       return r;
     }
@@ -96,12 +128,23 @@ public final class CuptiOverheadBench {
         }
         d.synchronize();
       };
-      int[] kernelsOnly = {CuptiLayout.KIND_CONCURRENT_KERNEL};
       List<Series> all = new ArrayList<>();
-      all.add(measure("kernel-dense", "all kinds", denseLoop, CuptiTracer.ALL_KINDS, pairs, DENSE_LAUNCHES));
-      all.add(measure("gemm-heavy", "all kinds", gemmLoop, CuptiTracer.ALL_KINDS, pairs, GEMM_LAUNCHES));
-      all.add(measure("kernel-dense", "concurrent kernels only", denseLoop, kernelsOnly, pairs, DENSE_LAUNCHES));
-      all.add(measure("gemm-heavy", "concurrent kernels only", gemmLoop, kernelsOnly, pairs, GEMM_LAUNCHES));
+      for (Variant v : VARIANTS) {
+        all.add(measure("kernel-dense", v.name(), denseLoop, v.kinds(), pairs, DENSE_LAUNCHES));
+        all.add(measure("gemm-heavy", v.name(), gemmLoop, v.kinds(), pairs, GEMM_LAUNCHES));
+      }
+      // Is the cost of a traced region partly a one-off at the first launch after enabling? One launch of the same
+      // kernel between start and the timed region (counted in "start") takes such a cost out of the ratio.
+      int[] kernelsOnly = VARIANTS.getFirst().kinds();
+      String warmed = "concurrent kernels only, one untimed launch after start";
+      all.add(measure("kernel-dense", warmed, denseLoop, kernelsOnly, pairs, DENSE_LAUNCHES, () -> {
+        d.launch(kit.axpb, DENSE_N / 256, 256, MemorySegment.NULL, denseArgs);
+        d.synchronize();
+      }, 1));
+      all.add(measure("gemm-heavy", warmed, gemmLoop, kernelsOnly, pairs, GEMM_LAUNCHES, () -> {
+        kit.sgemm(gemmArgs, GEMM_N, MemorySegment.NULL);
+        d.synchronize();
+      }, 1));
       d.free(dense);
       d.free(a);
       d.free(b);
@@ -111,6 +154,15 @@ public final class CuptiOverheadBench {
   }
 
   static Series measure(String workload, String tracing, Work work, int[] kinds, int pairs, long expectedKernels) {
+    return measure(workload, tracing, work, kinds, pairs, expectedKernels, () -> { }, 0);
+  }
+
+  /**
+   * As above, with {@code afterStart} run between the tracer's start and the timed region (its time counted in the
+   * start), launching {@code afterStartKernels} kernels.
+   */
+  static Series measure(String workload, String tracing, Work work, int[] kinds, int pairs, long expectedKernels,
+      Work afterStart, int afterStartKernels) {
     LongAdder kernels = new LongAdder();
     CuptiTracer tracer = new CuptiTracer(List.of(), Map.of(), Ticker.system(), kinds);
     long[] untraced = new long[pairs];
@@ -134,6 +186,7 @@ public final class CuptiOverheadBench {
               kernels.increment();
             }
           });
+          afterStart.run();
           long s1 = System.nanoTime();
           work.run();
           long s2 = System.nanoTime();
@@ -142,10 +195,10 @@ public final class CuptiOverheadBench {
           t = s2 - s1;
           st = s1 - s0;
           sp = s3 - s2;
-          kernelsPerRun = kernels.sum();
+          kernelsPerRun = kernels.sum() - afterStartKernels;
           if (kernelsPerRun != expectedKernels) {
-            throw new IllegalStateException(workload + ": traced run saw " + kernelsPerRun + " kernels, expected "
-                + expectedKernels + " (" + tracer.stats() + ")");
+            throw new IllegalStateException(workload + ": traced run saw " + kernels.sum() + " kernels, expected "
+                + (expectedKernels + afterStartKernels) + " (" + tracer.stats() + ")");
           }
         } else {
           long s1 = System.nanoTime();
@@ -160,12 +213,13 @@ public final class CuptiOverheadBench {
         stops[p] = sp;
       }
     }
-    Series s = new Series(workload, tracing, untraced, traced, starts, stops, kernelsPerRun, tracer.stats());
+    Series s = new Series(workload, tracing, kindNames(kinds), untraced, traced, starts, stops, kernelsPerRun, tracer.stats());
     double[] r = s.ratios();
-    System.out.printf(Locale.ROOT, "%-13s %-24s traced/untraced median %.4f  [min %.4f, q1 %.4f, q3 %.4f, max %.4f]"
-            + "  with stop %.4f;  untraced median %.3f ms, traced median %.3f ms, start median %.3f ms, stop median"
-            + " %.3f ms%n", workload, tracing, quantile(r, 0.5), quantile(r, 0), quantile(r, 0.25), quantile(r, 0.75),
-        quantile(r, 1), quantile(s.ratiosWithStop(), 0.5), quantile(untraced, 0.5) / 1e6, quantile(traced, 0.5) / 1e6,
+    System.out.printf(Locale.ROOT, "%-13s %-39s traced/untraced median %.4f  [min %.4f, q1 %.4f, q3 %.4f, max %.4f]"
+            + "  added per launch median %.3f us;  with stop %.4f;  untraced median %.3f ms, traced median %.3f ms,"
+            + " start median %.3f ms, stop median %.3f ms%n", workload, tracing, quantile(r, 0.5), quantile(r, 0),
+        quantile(r, 0.25), quantile(r, 0.75), quantile(r, 1), quantile(s.usAddedPerLaunch(), 0.5),
+        quantile(s.ratiosWithStop(), 0.5), quantile(untraced, 0.5) / 1e6, quantile(traced, 0.5) / 1e6,
         quantile(starts, 0.5) / 1e6, quantile(stops, 0.5) / 1e6);
     return s;
   }
@@ -202,6 +256,10 @@ public final class CuptiOverheadBench {
     return b.append('"').toString();
   }
 
+  static String kindNames(int[] kinds) {
+    return Arrays.stream(kinds).mapToObj(CuptiTracer::kindName).collect(Collectors.joining(","));
+  }
+
   static void write(Path out, List<Series> all, int pairs, String devices) throws IOException {
     Files.createDirectories(out);
     StringBuilder j = new StringBuilder("{\n");
@@ -227,7 +285,9 @@ public final class CuptiOverheadBench {
               quantile(r, 0.75), quantile(r, 1)))
           .append(", \"untracedNs\": ").append(Arrays.toString(s.untracedNs()))
           .append(", \"tracedNs\": ").append(Arrays.toString(s.tracedNs()))
-          .append(String.format(Locale.ROOT, ", \"ratioWithStopMedian\": %.5f", quantile(s.ratiosWithStop(), 0.5)))
+          .append(String.format(Locale.ROOT, ", \"usAddedPerLaunchMedian\": %.4f, \"ratioWithStopMedian\": %.5f",
+              quantile(s.usAddedPerLaunch(), 0.5), quantile(s.ratiosWithStop(), 0.5)))
+          .append(", \"kinds\": ").append(json(s.kinds()))
           .append(", \"startNs\": ").append(Arrays.toString(s.startNs()))
           .append(", \"stopNs\": ").append(Arrays.toString(s.stopNs()))
           .append(", \"kernelsPerTracedRun\": ").append(s.kernelsPerTracedRun())

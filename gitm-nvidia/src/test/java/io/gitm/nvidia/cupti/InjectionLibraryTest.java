@@ -64,6 +64,58 @@ class InjectionLibraryTest {
     assertThat(dir.resolve("job-" + p.pid() + ".gtrace")).isRegularFile();
   }
 
+  /** Runs inject_smoke with the library and {@code env}; returns its output (stdout and stderr) and the trace's meta. */
+  static String[] smoke(Path dir, Map<String, String> env) throws Exception {
+    Assumptions.assumeTrue(Files.isRegularFile(BUILT), "libgitm_inject.so was not built: nothing to load");
+    Path gcc = CTools.onPath("gcc").orElse(null);
+    Assumptions.assumeTrue(gcc != null, "gcc not on PATH: cannot build the loader program");
+    Path exe = dir.resolve("inject_smoke");
+    CTools.run(List.of(gcc.toString(), "-o", exe.toString(),
+        CTools.source("src/test/resources/cupti/inject_smoke.c").toString(), "-ldl"));
+    Path trace = dir.resolve("kinds.gtrace");
+    ProcessBuilder pb = new ProcessBuilder(exe.toString(), BUILT.toAbsolutePath().toString()).redirectErrorStream(true);
+    pb.environment().put("GITM_TRACE_OUT", trace.toString());
+    pb.environment().remove("GITM_TRACE_PID");
+    pb.environment().putAll(env);
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes());
+    assertThat(p.waitFor()).as(out).isZero();
+    assertThat(trace).as(out).isRegularFile();
+    return new String[] {out, MiniGtraceReader.read(Files.readAllBytes(trace)).meta()};
+  }
+
+  @Test
+  void aBadTraceKindsValueIsReportedOnStderrAndTheDefaultIsTraced(@TempDir Path dir) throws Exception {
+    String[] r = smoke(dir, Map.of("GITM_TRACE_KINDS", "kernel,bogus"));
+    assertThat(r[0]).contains("gitm_inject: GITM_TRACE_KINDS: unknown kind \"bogus\"")
+        .contains("tracing the default (kernel,memcpy,memset,sync,api)").contains("InitializeInjection=1");
+    assertThat(r[1]).contains("\"trace.kinds\":\"kernel,memcpy,memset,sync,api\"")
+        .contains("\"trace.kinds.error\":\"unknown kind \\\"bogus\\\"");
+  }
+
+  @Test
+  void theChosenKindsAndTheRecordCountsPerTypeAreInTheMeta(@TempDir Path dir) throws Exception {
+    String[] r = smoke(dir, Map.of("GITM_TRACE_KINDS", "kernel,runtime"));
+    assertThat(r[1]).contains("\"trace.kinds\":\"kernel,runtime\"").doesNotContain("trace.kinds.error")
+        .doesNotContain("trace.apiFunctions").contains("\"records.kernel\":").contains("\"records.api\":")
+        .contains("\"buffers.bytes\":\"8388608\"");
+    assertThat(r[0]).contains("(kinds kernel,runtime; kernel ");
+  }
+
+  @Test
+  void aBadClockChoiceIsReportedAndTheMonotonicCallbackIsKept(@TempDir Path dir) throws Exception {
+    String[] r = smoke(dir, Map.of("GITM_TRACE_CLOCK", "tsc"));
+    assertThat(r[0]).contains("unknown GITM_TRACE_CLOCK \"tsc\" (known: monotonic, cupti); using monotonic");
+    assertThat(r[1]).contains("\"clock.error\":");
+  }
+
+  @Test
+  void theCuptiClockChoiceMeasuresAnOffsetInsteadOfRegisteringTheCallback(@TempDir Path dir) throws Exception {
+    String[] r = smoke(dir, Map.of("GITM_TRACE_CLOCK", "cupti"));
+    assertThat(r[0]).doesNotContain("cuptiActivityRegisterTimestampCallback");
+    assertThat(r[1]).contains("GITM_TRACE_CLOCK=cupti").contains("\"clock.uncertaintyNs\":");
+  }
+
   @Test
   void theChildEnvironmentNamesTheLibraryAndTheTraceByAbsolutePath(@TempDir Path dir) throws Exception {
     Path lib = Files.writeString(dir.resolve("libgitm_inject.so"), "x");
