@@ -49,6 +49,10 @@ final class DoctorCommand implements Callable<Integer> {
     checks.add(scratch);
     blocking |= scratch.status() == Status.FAILED;
 
+    if (scratch.status() == Status.OK) {
+      checks.add(storeContentsCheck(storeOptions.root()));
+    }
+
     DiagnosticCheck s3 = s3Check(env.get("GITM_S3_ROOT"));
     checks.add(s3);
     blocking |= s3.status() == Status.FAILED;
@@ -109,6 +113,23 @@ final class DoctorCommand implements Callable<Integer> {
     } catch (IOException | RuntimeException e) {
       return new DiagnosticCheck("scratch folder", Status.FAILED, where + ": " + Main.oneLine(e.toString()),
           "make it writable, or set GITM_SCRATCH to a writable folder");
+    }
+  }
+
+  /** What in the store is not gitm's, cannot be read, or was left by an interrupted write; reported, never deleted. */
+  static DiagnosticCheck storeContentsCheck(Path root) {
+    try {
+      var findings = io.gitm.store.StoreScan.scan(RunStore.open(root));
+      if (findings.isEmpty()) {
+        return DiagnosticCheck.ok("store contents", "every file is part of gitm's layout and readable");
+      }
+      String list = findings.stream().limit(5)
+          .map(f -> f.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + ": " + f.path() + " (" + f.detail() + ")")
+          .collect(java.util.stream.Collectors.joining("; "));
+      return new DiagnosticCheck("store contents", Status.MISSING, findings.size() + " finding(s): " + list
+          + (findings.size() > 5 ? "; …" : ""), "gitm leaves these alone; move or delete them yourself if they are not needed");
+    } catch (IOException e) {
+      return new DiagnosticCheck("store contents", Status.FAILED, Main.oneLine(e.toString()), "");
     }
   }
 

@@ -71,6 +71,18 @@ class RunOnSimulatedDeviceTest {
   }
 
   @Test
+  void doctorReportsForeignAndInterruptedFilesInTheStoreWithoutDeletingThem() throws Exception {
+    Files.createDirectories(scratch.resolve("runs"));
+    Path foreign = Files.writeString(scratch.resolve("notes.txt"), "mine");
+    Path leftover = Files.writeString(scratch.resolve("runs").resolve(".x.json.1.tmp"), "half");
+    CliResult r = CliResult.run("doctor", "--scratch", scratch.toString());
+    assertThat(r.out()).contains("store contents").contains("2 finding(s)").contains("notes.txt").contains(".x.json.1.tmp");
+    assertThat(r.code()).as("findings do not stop gitm from running").isZero();
+    assertThat(foreign).exists();
+    assertThat(leftover).exists();
+  }
+
+  @Test
   void doctorFailsWhenTheScratchFolderCannotBeCreated() throws Exception {
     Path file = Files.writeString(scratch.resolve("a-file"), "x");
     CliResult r = CliResult.run("doctor", "--scratch", file.resolve("sub").toString());
