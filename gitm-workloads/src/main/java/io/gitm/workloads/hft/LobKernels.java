@@ -171,10 +171,11 @@ final class LobKernels {
     double onChip;
     if (warp) {
       double rounds = Math.max(1, Math.ceil(levels / 32));
-      // entry; lookup beyond its first round; fields; scan rounds; update or shift (load, sync, store, sync);
-      // insert probe or erase walk with its syncs.
-      onChip = 1 + Math.ceil(probes / 32) - 1 + 0.5 + rounds + 0.5 * 2 * rounds + 0.5 + 2 + probes;
+      // entry; lookup rounds beyond the first; fields; scan rounds; update or shift rounds (load, sync, store, sync)
+      // for half the messages; the insert probe round and lane 0's stores between syncs; lane 0's erase walk.
+      onChip = 1 + (Math.ceil(probes / 32) - 1) + 0.5 + rounds + 0.5 * 2 * rounds + 2.5 + probes;
     } else {
+      // entry; probes beyond the first; fields; walk to the price; shift for half the messages; insert or erase walk.
       onChip = 1 + (probes - 1) + 0.5 + levels / 2 + 0.5 * levels / 2 + probes;
     }
     long msgs = hot[1];
