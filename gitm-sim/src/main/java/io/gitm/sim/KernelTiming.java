@@ -8,7 +8,9 @@ import io.gitm.device.Work;
  * multiprocessors up to the resident-block limit (threads, registers, shared memory); each wave takes the longer of
  * its flops at the current clock and its bytes at the bandwidth its multiprocessors can draw; a partial last wave
  * runs on fewer multiprocessors (wave quantization). Per-multiprocessor throughput falls with fewer resident warps
- * than {@link #SATURATING_WARPS} (latency not hidden).
+ * than {@link #SATURATING_WARPS} (latency not hidden). A kernel whose threads walk a chain of dependent accesses
+ * ({@link Work#dependentAccesses()}, {@link Work#dependentOnChipAccesses()}) takes at least that chain's latency:
+ * its time is the longer of the roofline and the chain, plus the fixed {@link SimSpec#kernelOverheadNs()}.
  */
 final class KernelTiming {
   /** Resident warps per multiprocessor that hide memory and pipeline latency (model assumption). */
@@ -77,8 +79,26 @@ final class KernelTiming {
         smsUsedFirst = smsUsed;
       }
     }
+    double chain = chainNs(s, w, clockMHz);
+    if (chain > total) {
+      // Latency-bound: the roofline's memory time is spread over the longer chain.
+      total = chain;
+    }
     double share = total > 0 ? memory / total : 0;
     return new Result(Math.round(total + s.kernelOverheadNs()), smsUsedFirst, share, resident);
+  }
+
+  /**
+   * The time of the work's longest dependent-access chain: its off-chip steps at {@link SimSpec#dependentAccessNs},
+   * its on-chip steps at {@link SimSpec#onChipAccessNs} scaled to the current clock (they are counted in cycles).
+   */
+  static double chainNs(SimSpec s, Work w, double clockMHz) {
+    if (!w.hasChain()) {
+      return 0;
+    }
+    double clock = clockMHz > 0 ? clockMHz : s.boostClockMHz();
+    return w.dependentAccesses() * s.dependentAccessNs()
+        + w.dependentOnChipAccesses() * s.onChipAccessNs() * (s.boostClockMHz() / clock);
   }
 
   /** {time, memory-bound time} of one wave with {@code perSm} blocks on each of {@code sms} multiprocessors. */

@@ -300,6 +300,6 @@ public final class Replay {
       return null;
     }
     Precision p = c.precision().get(w.precision());
-    return p == null ? w : new Work(w.flops(), p, w.bytesRead(), w.bytesWritten());
+    return p == null ? w : w.withPrecision(p);
   }
 }

@@ -262,13 +262,13 @@ public final class SimDevice implements Device {
     for (InjectedFault f : faultArray) {
       if (f.name().equals("uncoalesced") && f.activeAt(host) && name.contains(f.kernel())) {
         double k = f.param("factor");
-        w = new Work(w.flops(), w.precision(), Math.round(w.bytesRead() * k), Math.round(w.bytesWritten() * k));
+        w = w.withBytes(Math.round(w.bytesRead() * k), Math.round(w.bytesWritten() * k));
       }
     }
     if (s.l2Window != null && s.l2Window.bytes() > 0) {
       long hit = Math.round(s.l2Window.hitRatio()
           * Math.min(w.bytesRead(), Math.min(s.l2Window.bytes(), spec.hardware().l2Bytes() * 3 / 4)));
-      w = new Work(w.flops(), w.precision(), w.bytesRead() - hit, w.bytesWritten());
+      w = w.withBytes(w.bytesRead() - hit, w.bytesWritten());
     }
     int cap = smsAvailable();
     Work timed = fixedNs >= 0 ? Work.NONE : w;
@@ -299,6 +299,8 @@ public final class SimDevice implements Device {
     private double flops;
     private long read;
     private long written;
+    private long chain;
+    private long onChip;
     private io.gitm.device.Precision precision;
     private LaunchConfig config;
     private int sms;
@@ -309,7 +311,8 @@ public final class SimDevice implements Device {
 
     KernelTiming.Result get(Work w, LaunchConfig c, int sms, double clock, double bw, int carveout) {
       if (result != null && w.flops() == flops && w.bytesRead() == read && w.bytesWritten() == written
-          && w.precision() == precision && sms == this.sms && clock == this.clock && bw == bandwidth
+          && w.dependentAccesses() == chain && w.dependentOnChipAccesses() == onChip && w.precision() == precision
+          && sms == this.sms && clock == this.clock && bw == bandwidth
           && carveout == this.carveout && (c == config || c.equals(config))) {
         return result;
       }
@@ -320,6 +323,8 @@ public final class SimDevice implements Device {
       flops = w.flops();
       read = w.bytesRead();
       written = w.bytesWritten();
+      chain = w.dependentAccesses();
+      onChip = w.dependentOnChipAccesses();
       precision = w.precision();
       config = c;
       this.sms = sms;
@@ -763,9 +768,12 @@ public final class SimDevice implements Device {
     long corr = ++correlation;
     host += hostCost(spec.hardware().launchLatencyNs());
     if (s.capture != null) {
+      // A graph node's work is taken again at each replay: data-dependent work (a chain sized from what earlier
+      // nodes wrote) sees that replay's data, as the emulation does.
       s.capture.add((target, c) -> {
+        Work now = work(k.def, config, a);
         emulate(k.def, config, a);
-        enqueueKernel(k.def.entry(), config, w, target, c, -1, k.carveout);
+        enqueueKernel(k.def.entry(), config, now, target, c, -1, k.carveout);
       });
       api(ApiKind.LAUNCH, "cuLaunchKernel", corr, t0);
       return;
@@ -1038,6 +1046,11 @@ public final class SimDevice implements Device {
     } else {
       e.time = Math.max(s.tail, host);
       e.stream = s.id;
+      if (e.timing && spec.timingEventNs() > 0) {
+        // The stream writes the timestamp after its own processing time; later work on it waits.
+        e.time += deviceCost(spec.timingEventNs());
+        finish(s, e.time);
+      }
     }
     api(ApiKind.OTHER, "cuEventRecord", ++correlation, t0);
   }
@@ -1427,6 +1440,14 @@ public final class SimDevice implements Device {
     @Override
     public boolean pooled() {
       return pooled;
+    }
+
+    @Override
+    public java.util.Optional<ByteBuffer> hostView() {
+      if (freed) {
+        return java.util.Optional.empty();
+      }
+      return java.util.Optional.of(data().asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN).clear());
     }
 
     @Override

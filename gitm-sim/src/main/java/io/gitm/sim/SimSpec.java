@@ -20,7 +20,12 @@ import java.util.Map;
  * @param sharedPerSm shared memory per multiprocessor at the largest carve-out, bytes
  * @param idleClockMHz SM clock with no work (NVML reports it with reason bit 0x1)
  * @param kernelOverheadNs fixed device time of any kernel (launch and drain of the grid)
+ * @param dependentAccessNs latency of one step of a dependent-access chain that leaves the multiprocessor
+ *     ({@link io.gitm.device.Work#dependentAccesses()}: an L2 hit, or a device-memory access)
+ * @param onChipAccessNs latency of one step of a dependent-access chain served on the multiprocessor
+ *     ({@link io.gitm.device.Work#dependentOnChipAccesses()}: L1 or shared memory), at the boost clock
  * @param copyLatencyNs fixed device time of any copy or memset
+ * @param timingEventNs device time a stream spends on recording an event with timing enabled
  * @param copyApiNs host time of an asynchronous copy, memset, event or stream call
  * @param graphLaunchNs host time of one graph launch, whatever its size
  * @param mallocNs host time of {@code cuMemAlloc} (besides the synchronization it implies)
@@ -39,7 +44,7 @@ import java.util.Map;
  */
 public record SimSpec(HardwareSpec hardware, String preset, String computeCapability, int maxThreadsPerSm,
     int maxBlocksPerSm, int registersPerSm, int sharedPerSm, double idleClockMHz, double kernelOverheadNs,
-    double copyLatencyNs, double copyApiNs, double graphLaunchNs, double mallocNs, double mallocNsPerMiB,
+    double dependentAccessNs, double onChipAccessNs, double copyLatencyNs, double timingEventNs, double copyApiNs, double graphLaunchNs, double mallocNs, double mallocNsPerMiB,
     double freeNs, double poolAllocNs, double poolGrowNs, int launchQueueDepth, double idlePowerW,
     double powerLimitW, double ambientC, double thermalResistanceCPerW, double thermalTauSeconds, double swSlowdownC,
     double hwSlowdownC) {
@@ -54,6 +59,10 @@ public record SimSpec(HardwareSpec hardware, String preset, String computeCapabi
         || hardware.flopsFor(Precision.FP32) <= 0) {
       throw new IllegalArgumentException("hardware spec '" + hardware.deviceName()
           + "' lacks a positive multiprocessor count, clock, memory bandwidth, host-link rates or FP32 rate");
+    }
+    if (!(kernelOverheadNs >= 0) || !(dependentAccessNs >= 0) || !(onChipAccessNs >= 0) || !(copyLatencyNs >= 0)
+        || !(timingEventNs >= 0)) {
+      throw new IllegalArgumentException("device-side latencies must be non-negative numbers");
     }
     if (maxThreadsPerSm <= 0 || maxBlocksPerSm <= 0 || registersPerSm <= 0 || sharedPerSm <= 0
         || launchQueueDepth <= 0) {
@@ -107,7 +116,8 @@ public record SimSpec(HardwareSpec hardware, String preset, String computeCapabi
         pos(h.eventResolutionNs(), base.eventResolutionNs()),
         "calibrated (" + or(h.source(), "calibrate") + ") over preset " + b.preset());
     return new SimSpec(merged, "calibrated:" + b.preset(), b.computeCapability, b.maxThreadsPerSm, b.maxBlocksPerSm,
-        b.registersPerSm, b.sharedPerSm, b.idleClockMHz, b.kernelOverheadNs, b.copyLatencyNs, b.copyApiNs,
+        b.registersPerSm, b.sharedPerSm, b.idleClockMHz, b.kernelOverheadNs, b.dependentAccessNs, b.onChipAccessNs,
+        b.copyLatencyNs, b.timingEventNs, b.copyApiNs,
         b.graphLaunchNs, b.mallocNs, b.mallocNsPerMiB, b.freeNs, b.poolAllocNs, b.poolGrowNs, b.launchQueueDepth,
         b.idlePowerW, b.powerLimitW, b.ambientC, b.thermalResistanceCPerW, b.thermalTauSeconds, b.swSlowdownC,
         b.hwSlowdownC);
@@ -124,9 +134,9 @@ public record SimSpec(HardwareSpec hardware, String preset, String computeCapabi
   private static final double GB = 1e9;
   private static final double TERA = 1e12;
 
-  // Tensor-core figures of the Hopper presets are the datasheet's dense figures scaled by the ratio measured on the
-  // lent H200 (bf16 GEMM ~790 of 989 TFLOP/s dense); CUDA-core FP32/FP64 are the datasheet's; INT32 falls back to
-  // FP32 (HardwareSpec.flopsFor). See docs/sim.md.
+  // Tensor-core figures of the h100 and a100 presets are the datasheet's dense figures scaled by the ratio measured
+  // on the lent H200 (bf16 GEMM ~790 of 989 TFLOP/s dense); CUDA-core FP32/FP64 are the datasheet's; INT32 falls back
+  // to FP32 (HardwareSpec.flopsFor). See docs/sim.md.
   private static final double HOPPER_TENSOR_EFFICIENCY = 790.0 / 989.0;
   // Effective/datasheet HBM bandwidth on the lent H200: saxpy 3.3 TB/s of 4.8 TB/s.
   private static final double HBM_EFFICIENCY = 3.3 / 4.8;
@@ -134,6 +144,20 @@ public record SimSpec(HardwareSpec hardware, String preset, String computeCapabi
   // (model assumptions, replaced by calibration).
   private static final double PCIE_EFFICIENCY = 0.8;
   private static final double PAGEABLE_SHARE = 0.4;
+
+  // Device-side latencies of Hopper, calibrated on the lent H200 (2026-11-29) against CUPTI kernel durations of
+  // hft-lob (gitm-engine/src/test/resources/tracer/real/hft-lob-h200-cupti.gtrace) and its event-timed profiling pass
+  // (bench/results/2026-11-29-h200/hft-lob.txt); the derivations are in docs/sim.md.
+  /** Fixed device time of a kernel: lob_route_hist's 1.2 us CUPTI duration less its two-step chain. */
+  static final double HOPPER_KERNEL_OVERHEAD_NS = 1000;
+  /** One off-chip chain step: lob_route_chunks, 128 serial L2-resident steps in 16.7 us (about 260 cycles). */
+  static final double HOPPER_DEPENDENT_ACCESS_NS = 125;
+  /** One on-chip chain step: lob_route_scan, 160 serial shared-memory/L1 steps in 10.7 us (about 120 cycles). */
+  static final double HOPPER_ON_CHIP_ACCESS_NS = 60;
+  /** Fixed device time of a copy: the event-timed d2h of three copies (31.6 us) less their bytes at 55.2 GB/s. */
+  static final double HOPPER_COPY_LATENCY_NS = 2500;
+  /** A timing event's device time: event brackets exceed CUPTI durations by 2.2-2.7 us (features, mlp, scan). */
+  static final double HOPPER_TIMING_EVENT_NS = 2400;
 
   private static Map<Precision, Double> hopperFlops() {
     Map<Precision, Double> f = new EnumMap<>(Precision.class);
@@ -145,11 +169,23 @@ public record SimSpec(HardwareSpec hardware, String preset, String computeCapabi
     return f;
   }
 
+  /**
+   * The lent H200 as {@code gitm calibrate} measured it on 2026-11-29 (bench/results/2026-11-29-h200/
+   * calibration.json): device copy 4.15e12 B/s, cuBLAS GEMM FP32 50.8, TF32 408.5, BF16 405.7 TFLOP/s (FAST_16BF on
+   * FP32 data), host link pinned 55.3/55.2 GB/s and pageable 8.8/15.1 GB/s (H2D/D2H), launch 4.8 us, events 32 ns;
+   * 132 SMs, 60 MiB L2, 1980 MHz under load. FP16 and FP64 were not measured: datasheet figures as above. INT32:
+   * 64 lanes per SM per clock (Hopper), 132 x 64 x 1.98e9 operations/s.
+   */
   static SimSpec h200() {
-    double link = 64 * GB * PCIE_EFFICIENCY;
-    HardwareSpec h = new HardwareSpec("NVIDIA H200", "SIM-H200-0000", "sim", 132, 1980, 141_000_000_000L,
-        50L * 1024 * 1024, 3.3e12, hopperFlops(), link, link, link * PAGEABLE_SHARE, link * PAGEABLE_SHARE, 4000, 1000,
-        "preset h200: lent H200 measurements (device-facts 2026-11-29) and the H200 SXM datasheet");
+    Map<Precision, Double> f = hopperFlops();
+    f.put(Precision.FP32, 5.084561640402935E13);
+    f.put(Precision.TF32, 4.08548422922065E14);
+    f.put(Precision.BF16, 4.057118848709211E14);
+    f.put(Precision.INT32, 132 * 64 * 1.98e9);
+    HardwareSpec h = new HardwareSpec("NVIDIA H200", "SIM-H200-0000", "sim", 132, 1980, 150_109_880_320L,
+        62_914_560L, 4.1486045713511226E12, f, 5.533235449502601E10, 5.518148301409799E10, 8.84345537479784E9,
+        1.5125574198637808E10, 4798, 32,
+        "preset h200: gitm calibrate on the lent H200 (2026-11-29), device-side latencies fitted to its hft-lob traces");
     return hopper(h, "h200", 82);
   }
 
@@ -173,12 +209,15 @@ public record SimSpec(HardwareSpec hardware, String preset, String computeCapabi
     HardwareSpec h = new HardwareSpec("NVIDIA A100-SXM4-80GB", "SIM-A100-0000", "sim", 108, 1410, 80_000_000_000L,
         40L * 1024 * 1024, 2.039e12 * HBM_EFFICIENCY, f, link, link, link * PAGEABLE_SHARE, link * PAGEABLE_SHARE,
         4000, 1000, "preset a100: A100 SXM4 80GB datasheet, efficiencies measured on the lent H200");
-    return new SimSpec(h, "a100", "8.0", 2048, 32, 65536, 164 * 1024, 210, 1500, 1500, 2000, 4000, 20_000, 200,
-        10_000, 1000, 20_000, 1024, 60, 400, 30, 0.1, 5, 87, 90);
+    // Latencies: Hopper's, the on-chip step scaled to the lower clock (same cycles); not measured on an A100.
+    return new SimSpec(h, "a100", "8.0", 2048, 32, 65536, 164 * 1024, 210, HOPPER_KERNEL_OVERHEAD_NS,
+        HOPPER_DEPENDENT_ACCESS_NS, HOPPER_ON_CHIP_ACCESS_NS * 1980 / 1410, HOPPER_COPY_LATENCY_NS,
+        HOPPER_TIMING_EVENT_NS, 2000, 4000, 20_000, 200, 10_000, 1000, 20_000, 1024, 60, 400, 30, 0.1, 5, 87, 90);
   }
 
   private static SimSpec hopper(HardwareSpec h, String preset, double idleW) {
-    return new SimSpec(h, preset, "9.0", 2048, 32, 65536, 228 * 1024, 345, 1500, 1500, 2000, 4000, 20_000, 200,
-        10_000, 1000, 20_000, 1024, idleW, 700, 30, 0.06, 5, 87, 90);
+    return new SimSpec(h, preset, "9.0", 2048, 32, 65536, 228 * 1024, 345, HOPPER_KERNEL_OVERHEAD_NS,
+        HOPPER_DEPENDENT_ACCESS_NS, HOPPER_ON_CHIP_ACCESS_NS, HOPPER_COPY_LATENCY_NS, HOPPER_TIMING_EVENT_NS, 2000,
+        4000, 20_000, 200, 10_000, 1000, 20_000, 1024, idleW, 700, 30, 0.06, 5, 87, 90);
   }
 }

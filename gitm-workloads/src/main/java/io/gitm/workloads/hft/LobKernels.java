@@ -7,6 +7,7 @@ import static io.gitm.workloads.hft.LobLayout.IN;
 import static io.gitm.workloads.hft.LobLayout.STATE;
 import static io.gitm.workloads.hft.LobLayout.TOP;
 
+import io.gitm.device.DeviceMemory;
 import io.gitm.device.KernelArgs;
 import io.gitm.device.KernelDef;
 import io.gitm.device.KernelModule;
@@ -49,7 +50,7 @@ final class LobKernels {
       new KernelDef(ROUTE_SCAN, LobKernels::scanWork, LobKernels::scan),
       new KernelDef(ROUTE_SCATTER, LobKernels::scatterWork, LobKernels::scatter),
       new KernelDef(BOOK, LobKernels::bookWork, LobKernels::book),
-      new KernelDef(BOOK_WARP, LobKernels::bookWork, LobKernels::bookWarp),
+      new KernelDef(BOOK_WARP, LobKernels::bookWarpWork, LobKernels::bookWarp),
       new KernelDef(FEATURES, LobKernels::featuresWork, LobKernels::features),
       new KernelDef(MLP, LobKernels::mlpWork, LobKernels::mlp)));
 
@@ -62,31 +63,65 @@ final class LobKernels {
   /** lob_decode(in, offsetsAt, subAt, m, k, n, rawBytes, dec). */
   static Work decodeWork(LaunchConfig c, Object[] a) {
     long m = i(a, 3);
-    return new Work(40.0 * m, Precision.INT32, i(a, 6) + 4 * m + 4L * (i(a, 4) + 1), 4L * DEC * m);
+    // Chain: the message's offset, then its bytes (off-chip); the input-batch search walks k-1 starts (on-chip).
+    return new Work(40.0 * m, Precision.INT32, i(a, 6) + 4 * m + 4L * (i(a, 4) + 1), 4L * DEC * m, 2,
+        Math.max(0, i(a, 4) - 1));
   }
 
   /** lob_route_hist(dec, m, n, hist): reads each message's instrument, one atomic read-modify-write. */
   static Work histWork(LaunchConfig c, Object[] a) {
     long m = i(a, 1);
-    return new Work(m, Precision.INT32, 8 * m, 4 * m);
+    // Chain: the decoded instrument, then the atomic on its counter (both off-chip; atomics resolve in L2).
+    return new Work(m, Precision.INT32, 8 * m, 4 * m, 2, 0);
   }
 
   /** lob_route_chunks(hist, chunks, n, totals). */
   static Work chunksWork(LaunchConfig c, Object[] a) {
     long cells = (long) i(a, 1) * i(a, 2);
-    return new Work(cells, Precision.INT32, 4 * cells, 4 * cells + 4L * i(a, 2));
+    // Chain: one load-add-store step per chunk down the instrument's column (stride n: a new line each step).
+    return new Work(cells, Precision.INT32, 4 * cells, 4 * cells + 4L * i(a, 2), i(a, 1), 0);
   }
 
   /** lob_route_scan(totals, n, starts): reads totals twice. */
   static Work scanWork(LaunchConfig c, Object[] a) {
     long n = i(a, 1);
-    return new Work(2 * n, Precision.INT32, 8 * n, 4 * n);
+    long threads = Math.max(1, c.block().x());
+    long span = (n + threads - 1) / threads;
+    // Chain: the span's first line (off-chip; the span's loads are independent), thread 0's serial pass over the
+    // block's partial sums in shared memory, then the span again as a serial store-add walk over cached lines.
+    return new Work(2 * n, Precision.INT32, 8 * n, 4 * n, 1, threads + span);
   }
 
   /** lob_route_scatter(dec, hist, starts, m, n, perm): rank within the chunk counts blockDim/2 on average. */
   static Work scatterWork(LaunchConfig c, Object[] a) {
     long m = i(a, 3);
-    return new Work(m * (c.block().x() / 2.0 + 4), Precision.INT32, 12 * m, 4 * m);
+    // Chain: the decoded instrument, then its start and chunk offset (independent of each other) before the store.
+    return new Work(m * (c.block().x() / 2.0 + 4), Precision.INT32, 12 * m, 4 * m, 2, 0);
+  }
+
+  /** The hottest instrument of a routed batch: its index and message count, from the totals buffer; null if unseen. */
+  static int[] hottest(Object totals, int n) {
+    if (!(totals instanceof DeviceMemory d)) {
+      return null;
+    }
+    ByteBuffer t = d.hostView().orElse(null);
+    if (t == null) {
+      return null;
+    }
+    int best = 0;
+    int at = 0;
+    for (int i = 0; i < n; i++) {
+      int v = t.getInt(4 * i);
+      if (v > best) {
+        best = v;
+        at = i;
+      }
+    }
+    return new int[] {at, best};
+  }
+
+  static int intAt(Object buffer, int index) {
+    return buffer instanceof DeviceMemory d ? d.hostView().map(b -> b.getInt(4 * index)).orElse(0) : 0;
   }
 
   /**
@@ -95,6 +130,28 @@ final class LobKernels {
    * side's level array each way; per instrument its counters; per instrument and input batch the snapshot.
    */
   static Work bookWork(LaunchConfig c, Object[] a) {
+    return bookWork(c, a, false);
+  }
+
+  /** The warp variant: the same traffic; its chain walks probes and levels 32 at a time. */
+  static Work bookWarpWork(LaunchConfig c, Object[] a) {
+    return bookWork(c, a, true);
+  }
+
+  /**
+   * The longest per-thread (per-warp) chain of lob_book is the hottest instrument's walk through its messages of the
+   * batch: a skewed (Zipf) batch gives one instrument hundreds of messages while the mean is a few. Per message, off
+   * chip: the decoded record the permutation points at, and the first probe of the instrument's order table. On
+   * chip (the instrument's table and levels stay in L1 for the rest of the walk): the permutation entry; the
+   * further probes of a lookup at the table's load factor a (linear probing, successful search: (1 + 1/(1-a))/2);
+   * the found slot's fields; the level walk to the price, half the side's levels c on average; the shift of the
+   * levels behind it, half the side for the half of messages that make or remove a level; the insert probe or
+   * erase walk. The warp variant walks 32 slots or levels per step: a lookup, a scan, a shift round each take one
+   * step, and every step its lanes synchronize on (__syncwarp between a round's loads and its stores) counts as
+   * one. The hottest instrument, its levels and live orders are read from the routed batch (totals, nlv, live) where
+   * the device lets the host see them ({@link DeviceMemory#hostView()}); elsewhere the chain is unknown (0).
+   */
+  private static Work bookWork(LaunchConfig c, Object[] a, boolean warp) {
     long m = i(a, 15);
     long n = i(a, 11);
     long k = i(a, 12);
@@ -103,21 +160,43 @@ final class LobKernels {
     long perMessageWritten = 16 + lv / 4 * 8;
     long read = m * perMessageRead + n * 28;
     long written = m * perMessageWritten + n * 16 + k * n * (4L * TOP + 8 * 5);
-    return new Work(m * (20 + lv / 2.0), Precision.INT32, read, written);
+    Work w = new Work(m * (20 + lv / 2.0), Precision.INT32, read, written);
+    int[] hot = hottest(a[3], (int) n);
+    if (hot == null || hot[1] == 0) {
+      return w;
+    }
+    double levels = (intAt(a[6], 2 * hot[0]) + intAt(a[6], 2 * hot[0] + 1)) / 2.0;
+    double load = Math.min(0.95, intAt(a[7], hot[0]) / (double) (1L << i(a, 13)));
+    double probes = (1 + 1 / (1 - load)) / 2;
+    double onChip;
+    if (warp) {
+      double rounds = Math.max(1, Math.ceil(levels / 32));
+      // entry; lookup rounds beyond the first; fields; scan rounds; update or shift rounds (load, sync, store, sync)
+      // for half the messages; the insert probe round and lane 0's stores between syncs; lane 0's erase walk.
+      onChip = 1 + (Math.ceil(probes / 32) - 1) + 0.5 + rounds + 0.5 * 2 * rounds + 2.5 + probes;
+    } else {
+      // entry; probes beyond the first; fields; walk to the price; shift for half the messages; insert or erase walk.
+      onChip = 1 + (probes - 1) + 0.5 + levels / 2 + 0.5 * levels / 2 + probes;
+    }
+    long msgs = hot[1];
+    return w.withChain(2 * msgs, Math.round(msgs * onChip + k));
   }
 
   /** lob_features(top, feat, state, n, k). */
   static Work featuresWork(LaunchConfig c, Object[] a) {
     long n = i(a, 3);
     long k = i(a, 4);
-    return new Work(k * n * 60.0, Precision.INT32, k * n * 4L * TOP + 8L * STATE * n, k * n * 8L * 11 + 8L * STATE * n);
+    // Chain: the instrument's state, then one top-of-book row per input batch (off-chip, the rows just written).
+    return new Work(k * n * 60.0, Precision.INT32, k * n * 4L * TOP + 8L * STATE * n, k * n * 8L * 11 + 8L * STATE * n,
+        1 + k, 0);
   }
 
   /** lob_mlp(feat, w, sig, rows): 8x16 and 16x1 fused multiply-adds plus input normalization, in FP32. */
   static Work mlpWork(LaunchConfig c, Object[] a) {
     long rows = i(a, 3);
+    // Chain: the feature row (the weights load alongside it), then the signal's store.
     return new Work(rows * (2.0 * IN * HID + 2.0 * HID + HID + 30), Precision.FP32, rows * 8L * 11 + 4L * LobLayout.WEIGHTS,
-        rows * 4L);
+        rows * 4L, 1, 0);
   }
 
   // ---- emulations ----

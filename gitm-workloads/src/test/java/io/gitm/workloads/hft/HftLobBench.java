@@ -33,8 +33,11 @@ import java.util.Map;
  * and {@code status} (one line: {@code ok}, or why not) to the output folder.
  *
  * <p>Arguments: {@code --out DIR --data DIR [--runs N] [--messages N] [--instruments N] [--sim-batches N]
- * [--budget-s S] [--throughput KINDS]}: configurations still to run when {@code S} seconds have passed are skipped,
- * and said so; {@code KINDS} (default {@code nvidia}) lists the device kinds the configurations are timed on.
+ * [--budget-s S] [--throughput KINDS] [--real FILE]}: configurations still to run when {@code S} seconds have passed
+ * are skipped, and said so; {@code KINDS} (default {@code nvidia}) lists the device kinds the configurations are
+ * timed on; {@code FILE}, the {@code hft-lob.json} of an earlier GPU run, adds a per-stage comparison of this run's
+ * simulated h200 with that run's real H200 and that run's simulated figures (so the sim side can be re-run where
+ * there is no GPU: {@code --throughput none --real bench/results/.../hft-lob.json}).
  */
 public final class HftLobBench {
   /** H200 figures for the roofline floor (bytes/s of HBM3e, FP32 and INT32 operations/s). */
@@ -104,10 +107,72 @@ public final class HftLobBench {
     long budgetNanos = (long) (Double.parseDouble(a.getOrDefault("budget-s", "300")) * 1e9);
     List<String> throughputKinds = List.of(a.getOrDefault("throughput", "nvidia").split(","));
     Files.createDirectories(out);
-    new HftLobBench.Run(out, data, runs, params, simBatches, budgetNanos, throughputKinds).run();
+    HftLobBench.Run run = new HftLobBench.Run(out, data, runs, params, simBatches, budgetNanos, throughputKinds);
+    if (a.containsKey("real")) {
+      Path real = Path.of(a.get("real"));
+      if (!Files.isRegularFile(real)) {
+        throw new IllegalArgumentException("--real " + real + ": no such file (an hft-lob.json of an earlier GPU run)");
+      }
+      run.stored = StoredRun.read(real);
+    }
+    run.run();
+  }
+
+  /**
+   * The per-stage means of an earlier run's {@code hft-lob.json}: per device kind, the plain profiling pass's stages
+   * plus the warp variant's book kernel (as {@link Run#device} records them), and the warp pass's stages on their own.
+   */
+  record StoredRun(Path file, String date, Map<String, Map<String, Double>> byKind,
+      Map<String, Map<String, Double>> warpByKind) {
+    static StoredRun read(Path file) throws IOException {
+      String json = Files.readString(file);
+      java.util.regex.Matcher date = java.util.regex.Pattern.compile("\"date\":\"([^\"]+)\"").matcher(json);
+      Map<String, Map<String, Double>> by = new LinkedHashMap<>();
+      Map<String, Map<String, Double>> warp = new LinkedHashMap<>();
+      for (String kind : List.of("nvidia", "sim")) {
+        int at = json.indexOf("{\"kind\":\"" + kind + "\"");
+        if (at < 0) {
+          continue;
+        }
+        int next = json.indexOf("{\"kind\":", at + 1);
+        String dev = json.substring(at, next < 0 ? json.length() : next);
+        Map<String, Double> plain = stages(dev, "\"kernels\":[");
+        Map<String, Double> w = stages(dev, "\"kernelsWarpBook\":[");
+        if (plain.isEmpty()) {
+          continue;
+        }
+        Double bw = w.get(LobKernels.BOOK_WARP);
+        if (bw != null) {
+          plain.put(LobKernels.BOOK_WARP, bw);
+        }
+        by.put(kind, plain);
+        warp.put(kind, w);
+      }
+      if (by.isEmpty()) {
+        throw new IllegalArgumentException(file + ": no per-kernel profile of any device in it");
+      }
+      return new StoredRun(file, date.find() ? date.group(1) : "?", by, warp);
+    }
+
+    private static Map<String, Double> stages(String dev, String key) {
+      Map<String, Double> m = new LinkedHashMap<>();
+      int at = dev.indexOf(key);
+      if (at < 0) {
+        return m;
+      }
+      int end = dev.indexOf(']', at);
+      java.util.regex.Matcher e = java.util.regex.Pattern
+          .compile("\"name\":\"([^\"]+)\",\"meanMs\":([-0-9.eE+]+)").matcher(dev.substring(at, end));
+      while (e.find()) {
+        m.put(e.group(1), Double.parseDouble(e.group(2)));
+      }
+      return m;
+    }
   }
 
   private static final class Run {
+    StoredRun stored;
+    final Map<String, Map<String, Double>> warpPasses = new LinkedHashMap<>();
     final Path out;
     final Path data;
     final int runs;
@@ -174,6 +239,9 @@ public final class HftLobBench {
       }
       json.end();
       comparison(perKernel);
+      if (stored != null) {
+        storedComparison(perKernel);
+      }
       json.field("status", status).close();
       Files.writeString(out.resolve("hft-lob.json"), json.toString());
       Files.writeString(out.resolve("hft-lob.txt"), text.toString());
@@ -225,6 +293,7 @@ public final class HftLobBench {
             PROFILE));
         Map<String, Double> warp = profile(() -> chosen.open(request), kind.equals("sim") ? simBatches
             : Integer.MAX_VALUE, PROFILE.withKernelVariants(WARP));
+        warpPasses.put(kind, warp);
         perKernel.get(kind).putAll(warp.entrySet().stream().filter(e -> e.getKey().equals(LobKernels.BOOK_WARP))
             .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
       } catch (RuntimeException e) {
@@ -330,6 +399,48 @@ public final class HftLobBench {
       }
       json.end();
       return meanMs;
+    }
+
+    /**
+     * This run's simulated h200 against the real H200 of a stored run, with the stored run's own simulated figures
+     * (the model before) beside them: the plain pass (with the warp variant's book kernel), then the warp pass.
+     */
+    void storedComparison(Map<String, Map<String, Double>> perKernel) {
+      Map<String, Double> real = stored.byKind().get("nvidia");
+      Map<String, Double> now = perKernel.get("sim");
+      json.key("simVsStoredReal").open().field("file", stored.file().toString()).field("storedDate", stored.date());
+      if (real == null || now == null) {
+        line("\nno comparison with %s: %s", stored.file(), real == null ? "it has no nvidia profile" : "no sim profile now");
+        json.field("error", real == null ? "no nvidia profile in the stored run" : "no sim profile").close();
+        return;
+      }
+      storedTable("plain pass (+ " + LobKernels.BOOK_WARP + " from the warp pass)", real,
+          stored.byKind().getOrDefault("sim", Map.of()), now, "plain");
+      storedTable("warp pass (" + LobKernels.BOOK_FAMILY + "=warp)", stored.warpByKind().getOrDefault("nvidia", Map.of()),
+          stored.warpByKind().getOrDefault("sim", Map.of()), warpPasses.getOrDefault("sim", Map.of()), "warp");
+      json.close();
+    }
+
+    private void storedTable(String title, Map<String, Double> real, Map<String, Double> before,
+        Map<String, Double> now, String key) {
+      line("\nsimulated h200 now vs the real H200 of %s (%s), %s; error = (sim - real) / real", stored.file(),
+          stored.date(), title);
+      line("%-18s %10s %14s %10s %12s %10s", "stage", "real ms", "sim before ms", "err before", "sim now ms",
+          "err now");
+      json.key(key).array();
+      for (Map.Entry<String, Double> e : real.entrySet()) {
+        Double s = now.get(e.getKey());
+        if (s == null) {
+          continue;
+        }
+        double r = e.getValue();
+        Double b = before.get(e.getKey());
+        line("%-18s %10.4f %14s %10s %12.4f %9.1f%%", e.getKey(), r, b == null ? "-" : String.format(Locale.ROOT,
+            "%.4f", b), b == null ? "-" : String.format(Locale.ROOT, "%.1f%%", 100 * (b - r) / r), s, 100 * (s - r) / r);
+        json.open().field("stage", e.getKey()).field("realMs", r).field("simBeforeMs", b == null ? Double.NaN : b)
+            .field("simMs", s).field("relativeError", (s - r) / r).close();
+      }
+      json.end();
     }
 
     void comparison(Map<String, Map<String, Double>> perKernel) {
