@@ -81,7 +81,8 @@ echo "finished $(date -u +%FT%TZ): GPU tests exit $tests_rc, $failed_parts part(
 
 # pack everything but the summary into one archive, cut into pieces of at most 15 MiB (the device tool brings back
 # at most 8 files of 16 MiB each); join them with: cat gpu-results.tar.gz.part-* | tar xz
-(cd "$OUT" && find . -mindepth 1 -maxdepth 1 ! -name summary.txt -printf '%P\n' | tar czf gpu-results.tar.gz -T - \
+(cd "$OUT" && find . -mindepth 1 -maxdepth 1 ! -name summary.txt ! -name 'gpu-results.tar.gz*' -printf '%P\n' > .pack-list \
+  && tar czf gpu-results.tar.gz -T .pack-list && rm .pack-list \
   && find . -mindepth 1 -maxdepth 1 ! -name summary.txt ! -name gpu-results.tar.gz -exec rm -rf {} + \
   && split -b 15m -d -a 1 gpu-results.tar.gz gpu-results.tar.gz.part- && rm gpu-results.tar.gz)
 echo "results: $OUT/summary.txt and $(ls "$OUT"/gpu-results.tar.gz.part-* | wc -l) part(s) of gpu-results.tar.gz ($(du -ch "$OUT"/gpu-results.tar.gz.part-* | tail -n1 | cut -f1))"
