@@ -2,7 +2,6 @@ package io.gitm.store;
 
 import java.io.FilterOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -24,8 +23,9 @@ public final class AtomicFiles {
   private AtomicFiles() {}
 
   public static void write(Path target, byte[] bytes) throws IOException {
-    try (OutputStream out = open(target)) {
+    try (Pending out = open(target)) {
       out.write(bytes);
+      out.commit();
     }
   }
 
@@ -34,9 +34,9 @@ public final class AtomicFiles {
   }
 
   /**
-   * A stream whose bytes replace {@code target} atomically when it is closed. If writing fails, call
-   * {@link Pending#abort()} (or let an exception escape a try-with-resources after calling it) and the target is
-   * left as it was.
+   * A stream whose bytes replace {@code target} atomically on {@link Pending#commit()}. Closing it without a commit
+   * (a write failed, an exception escaped the try-with-resources) discards what was written: the target is left as
+   * it was.
    */
   public static Pending open(Path target) throws IOException {
     Path dir = target.toAbsolutePath().getParent();
@@ -84,11 +84,16 @@ public final class AtomicFiles {
       }
     }
 
-    /** Forces the bytes to disk and renames them over the target. */
+    /** Discards the bytes unless {@link #commit()} published them. */
     @Override
     public void close() throws IOException {
+      abort();
+    }
+
+    /** Forces the bytes to disk and renames them over the target. */
+    public void commit() throws IOException {
       if (done) {
-        return;
+        throw new IOException("the write of " + target + " was already committed or aborted");
       }
       done = true;
       try {
@@ -98,6 +103,11 @@ public final class AtomicFiles {
         move(tmp, target);
         forceDirectory(target.toAbsolutePath().getParent());
       } catch (IOException | RuntimeException e) {
+        try {
+          channel.close();
+        } catch (IOException suppressed) {
+          e.addSuppressed(suppressed);
+        }
         Files.deleteIfExists(tmp);
         throw e;
       }
@@ -105,11 +115,12 @@ public final class AtomicFiles {
   }
 
   /**
-   * The temporary sibling that a streaming writer (which forces its own channel) writes {@code file} to before
-   * {@link #publish} renames it.
+   * A fresh temporary sibling that a streaming writer (which forces its own channel) writes {@code file} to before
+   * {@link #publish} renames it; unique, so two writers of the same file never share one.
    */
   public static Path temporary(Path file) {
-    return file.resolveSibling(file.getFileName() + TMP_SUFFIX);
+    return file.resolveSibling(file.getFileName() + "." + Long.toHexString(ThreadLocalRandom.current().nextLong())
+        + TMP_SUFFIX);
   }
 
   /** Renames an already forced temporary file over {@code file} and forces the folder's entry. */

@@ -75,7 +75,7 @@ public final class PerfettoExporter {
     Path tmp = AtomicFiles.temporary(json);
     long events;
     try (TraceReader r = TraceReader.open(trace);
-        FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+        FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW,
             StandardOpenOption.WRITE)) {
       OutputStream out = new BufferedOutputStream(Channels.newOutputStream(ch), 1 << 16);
       try (JsonGenerator g = JSON.createGenerator(ObjectWriteContext.empty(), out, JsonEncoding.UTF8)) {

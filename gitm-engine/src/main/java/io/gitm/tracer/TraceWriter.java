@@ -71,7 +71,7 @@ public final class TraceWriter implements TraceSink, Closeable {
       throw new IllegalArgumentException("block target too small: " + blockTarget);
     }
     Path tmp = AtomicFiles.temporary(file);
-    FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+    FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW,
         StandardOpenOption.WRITE);
     TraceWriter w = new TraceWriter(file, tmp, ch, blockTarget);
     try {

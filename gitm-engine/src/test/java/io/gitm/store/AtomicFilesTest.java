@@ -22,6 +22,7 @@ class AtomicFilesTest {
       w.flush();
       assertThat(Files.readString(f)).isEqualTo("old");
       assertThat(w.temporary()).exists();
+      w.commit();
     }
     assertThat(Files.readString(f)).isEqualTo("new content");
     try (var s = Files.list(dir)) {
@@ -38,6 +39,22 @@ class AtomicFilesTest {
     w.abort();
     w.close();
     assertThat(Files.readString(f)).isEqualTo("keep");
+    try (var s = Files.list(dir)) {
+      assertThat(s.toList()).containsExactly(f);
+    }
+  }
+
+  @Test
+  void failedWriteLeavesTheGoodFileAndNoTemporary() throws IOException {
+    Path f = dir.resolve("baseline.json");
+    Files.writeString(f, "good");
+    try (AtomicFiles.Pending w = AtomicFiles.open(f)) {
+      w.write("partial".getBytes());
+      throw new IOException("No space left on device");
+    } catch (IOException expected) {
+      assertThat(expected).hasMessageContaining("No space");
+    }
+    assertThat(Files.readString(f)).isEqualTo("good");
     try (var s = Files.list(dir)) {
       assertThat(s.toList()).containsExactly(f);
     }

@@ -270,7 +270,7 @@ class KinetoImporterTest {
           .hasMessageMatching("line \\d+, column \\d+: the file is truncated: .*")
           .satisfies(e -> assertThat(((KinetoFormatException) e).line()).isPositive());
       assertThat(out).doesNotExist();
-      assertThat(dir.resolve("out.gtrace.tmp")).doesNotExist();
+      assertThat(TmpFiles.of(dir, "out.gtrace")).isEmpty();
     }
   }
 
@@ -286,7 +286,7 @@ class KinetoImporterTest {
     assertThatThrownBy(() -> KinetoImporter.importTrace(gz, out)).isInstanceOf(IOException.class)
         .hasMessageContaining("truncated");
     assertThat(out).doesNotExist();
-    assertThat(dir.resolve("out.gtrace.tmp")).doesNotExist();
+    assertThat(TmpFiles.of(dir, "out.gtrace")).isEmpty();
   }
 
   @Test
@@ -305,7 +305,7 @@ class KinetoImporterTest {
     assertThatThrownBy(() -> KinetoImporter.importTrace(in, out)).isInstanceOf(KinetoFormatException.class)
         .hasMessage("line 3, column 3: trace event \"ts\" is not a number");
     assertThat(Files.readAllBytes(out)).isEqualTo(before);
-    assertThat(dir.resolve("keep.gtrace.tmp")).doesNotExist();
+    assertThat(TmpFiles.of(dir, "keep.gtrace")).isEmpty();
   }
 
   @Test
@@ -320,7 +320,7 @@ class KinetoImporterTest {
     assertThatThrownBy(() -> KinetoImporter.importTrace(in, out)).isInstanceOf(KinetoFormatException.class)
         .hasMessage("line 2, column 3: trace event cannot be imported: its time is out of range");
     assertThat(out).doesNotExist();
-    assertThat(dir.resolve("far.gtrace.tmp")).doesNotExist();
+    assertThat(TmpFiles.of(dir, "far.gtrace")).isEmpty();
   }
 
   @Test

@@ -175,7 +175,7 @@ class PerfettoExporterTest {
     assertThatThrownBy(() -> PerfettoExporter.export(trace, json)).isInstanceOf(TraceFormatException.class)
         .hasMessageContaining("at byte offset");
     assertThat(json).doesNotExist();
-    assertThat(dir.resolve("bad.json.tmp")).doesNotExist();
+    assertThat(TmpFiles.of(dir, "bad.json")).isEmpty();
   }
 
   @Test

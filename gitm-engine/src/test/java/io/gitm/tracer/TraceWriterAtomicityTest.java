@@ -22,10 +22,10 @@ class TraceWriterAtomicityTest {
       w.write(r);
     }
     assertThat(f).doesNotExist();
-    assertThat(dir.resolve("crash.gtrace.tmp")).exists();
-    assertThat(Files.size(dir.resolve("crash.gtrace.tmp"))).isGreaterThan(TraceFormat.BLOCK_TARGET_BYTES);
+    assertThat(TmpFiles.of(dir, "crash.gtrace")).hasSize(1);
+    assertThat(Files.size(TmpFiles.of(dir, "crash.gtrace").getFirst())).isGreaterThan(TraceFormat.BLOCK_TARGET_BYTES);
     w.abort();
-    assertThat(dir.resolve("crash.gtrace.tmp")).doesNotExist();
+    assertThat(TmpFiles.of(dir, "crash.gtrace")).isEmpty();
     assertThat(f).doesNotExist();
   }
 
@@ -34,7 +34,7 @@ class TraceWriterAtomicityTest {
     Path f = dir.resolve("ok.gtrace");
     Samples.write(f, Samples.META, Samples.everyType());
     assertThat(f).exists();
-    assertThat(dir.resolve("ok.gtrace.tmp")).doesNotExist();
+    assertThat(TmpFiles.of(dir, "ok.gtrace")).isEmpty();
     try (var s = Files.list(dir)) {
       assertThat(s.toList()).containsExactly(f);
     }
@@ -54,15 +54,16 @@ class TraceWriterAtomicityTest {
 
     assertThat(Files.readAllBytes(f)).isEqualTo(before);
     assertThat(Samples.readAll(f)).containsExactlyElementsOf(Samples.everyType());
-    assertThat(dir.resolve("keep.gtrace.tmp")).doesNotExist();
+    assertThat(TmpFiles.of(dir, "keep.gtrace")).isEmpty();
   }
 
   @Test
-  void aStaleTemporaryFromACrashIsReplaced() throws Exception {
+  void aStaleTemporaryFromACrashIsLeftAloneAndDoesNotDisturbANewWrite() throws Exception {
     Path f = dir.resolve("stale.gtrace");
-    Files.writeString(dir.resolve("stale.gtrace.tmp"), "left over by a crashed writer");
+    Path stale = Files.writeString(dir.resolve("stale.gtrace.1234.tmp"), "left over by a crashed writer");
     Samples.write(f, Samples.META, Samples.everyType());
     assertThat(Samples.readAll(f)).containsExactlyElementsOf(Samples.everyType());
+    assertThat(stale).hasContent("left over by a crashed writer");
   }
 
   @Test
@@ -90,7 +91,7 @@ class TraceWriterAtomicityTest {
       for (TraceRecord r : Samples.kernels(20_000)) {
         w.write(r);
       }
-      Path tmp = dir.resolve("live.gtrace.tmp");
+      Path tmp = TmpFiles.of(dir, "live.gtrace").getFirst();
       assertThatThrownBy(() -> {
         try (TraceReader r = TraceReader.open(tmp)) {
           r.read(x -> {});
