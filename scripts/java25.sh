@@ -21,6 +21,6 @@ gitm_find_java() {
 }
 if ! GITM_JAVA_HOME=$(gitm_find_java); then
   echo "gitm: no Java 25 JDK found (looked at \$JAVA_HOME, /usr/lib/jvm, PATH). Install Temurin 25 (e.g. 'apt-get install temurin-25-jdk' from Adoptium's repository) or set JAVA_HOME to a JDK 25." >&2
-  exit 1
+  return 1 2>/dev/null || exit 1
 fi
 export JAVA_HOME="$GITM_JAVA_HOME"

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define GT_BLOCK_TARGET (64u * 1024u)
 
@@ -300,7 +301,7 @@ int gt_close(gt_writer *w, const char *meta_json) {
   if (w->failed) { rc = -1; err = EIO; }
   else if (n > w->meta_reserve) { rc = -1; err = EOVERFLOW; }
   else if (fwrite(end, 1, 12, w->f) != 12 || fseek(w->f, 16, SEEK_SET) != 0 || fwrite(meta_json, 1, n, w->f) != n
-           || fflush(w->f) != 0) { rc = -1; err = errno ? errno : EIO; }
+           || fflush(w->f) != 0 || fsync(fileno(w->f)) != 0) { rc = -1; err = errno ? errno : EIO; }
   if (fclose(w->f) != 0 && rc == 0) { rc = -1; err = errno; }
   pthread_mutex_unlock(&w->lock);
   free_writer(w);

@@ -2,8 +2,9 @@ package io.gitm.device;
 
 /** One line of {@code gitm doctor}: what was checked, its status, what was found, and how to fix it when not ok. */
 public record DiagnosticCheck(String name, Status status, String detail, String fix) {
+  /** OK works; WARNING works, with something worth a look; MISSING, UNSUPPORTED and FAILED do not work. */
   public enum Status {
-    OK, MISSING, UNSUPPORTED, FAILED
+    OK, WARNING, MISSING, UNSUPPORTED, FAILED
   }
 
   public DiagnosticCheck {

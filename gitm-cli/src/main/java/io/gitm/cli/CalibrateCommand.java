@@ -3,7 +3,6 @@ package io.gitm.cli;
 import io.gitm.device.Device;
 import io.gitm.device.Devices;
 import io.gitm.planner.Calibrator;
-import io.gitm.store.RunStore;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -40,15 +39,21 @@ final class CalibrateCommand implements Callable<Integer> {
   @Override
   public Integer call() throws IOException {
     CommandLine cl = spec.commandLine();
-    if (output != null && output.getParent() != null && !output.toAbsolutePath().getParent().toFile().isDirectory()) {
-      throw new CommandLine.ParameterException(cl, "output folder " + output.toAbsolutePath().getParent() + " does not exist");
+    if (output != null) {
+      Path abs = output.toAbsolutePath();
+      if (!abs.getParent().toFile().isDirectory()) {
+        throw new CommandLine.ParameterException(cl, "output folder " + abs.getParent() + " does not exist");
+      }
+      if (abs.toFile().isDirectory()) {
+        throw new CommandLine.ParameterException(cl, "output " + abs + " is a folder: give a file name");
+      }
     }
     Devices.Choice c = device.choose(cl);
     PrintWriter out = cl.getOut();
     try (Device d = device.open(cl, c)) {
       var info = d.info();
       Path target = output != null ? output
-          : RunStore.open(storeOptions.root()).hardwareSpec(info.name(), info.uuid(), info.driverVersion());
+          : storeOptions.open(cl).hardwareSpec(info.name(), info.uuid(), info.driverVersion());
       if (!json) {
         out.println("Calibrating " + info.name() + " [" + info.kind().label() + "] (" + c.reason() + ") …");
         out.flush();

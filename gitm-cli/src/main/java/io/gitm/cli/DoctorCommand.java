@@ -45,12 +45,12 @@ final class DoctorCommand implements Callable<Integer> {
     checks.add(java);
     blocking |= java.status() != Status.OK;
 
-    DiagnosticCheck scratch = scratchCheck(storeOptions.root(), storeOptions.explicit());
+    DiagnosticCheck scratch = scratchCheck(storeOptions.root(spec.commandLine()), storeOptions.explicit());
     checks.add(scratch);
     blocking |= scratch.status() == Status.FAILED;
 
     if (scratch.status() == Status.OK) {
-      checks.add(storeContentsCheck(storeOptions.root()));
+      checks.add(storeContentsCheck(storeOptions.root(spec.commandLine())));
     }
 
     DiagnosticCheck s3 = s3Check(env.get("GITM_S3_ROOT"));
@@ -111,8 +111,8 @@ final class DoctorCommand implements Callable<Integer> {
       }
       return DiagnosticCheck.ok("scratch folder", detail);
     } catch (IOException | RuntimeException e) {
-      return new DiagnosticCheck("scratch folder", Status.FAILED, where + ": " + Main.oneLine(e.toString()),
-          "make it writable, or set GITM_SCRATCH to a writable folder");
+      return new DiagnosticCheck("scratch folder", Status.FAILED, where + ": " + StoreOptions.describe(e),
+          "point --scratch or GITM_SCRATCH at a folder gitm can create and write");
     }
   }
 
@@ -126,7 +126,7 @@ final class DoctorCommand implements Callable<Integer> {
       String list = findings.stream().limit(5)
           .map(f -> f.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + ": " + f.path() + " (" + f.detail() + ")")
           .collect(java.util.stream.Collectors.joining("; "));
-      return new DiagnosticCheck("store contents", Status.MISSING, findings.size() + " finding(s): " + list
+      return new DiagnosticCheck("store contents", Status.WARNING, findings.size() + " finding(s): " + list
           + (findings.size() > 5 ? "; …" : ""), "gitm leaves these alone; move or delete them yourself if they are not needed");
     } catch (IOException e) {
       return new DiagnosticCheck("store contents", Status.FAILED, Main.oneLine(e.toString()), "");
@@ -154,6 +154,7 @@ final class DoctorCommand implements Callable<Integer> {
     for (DiagnosticCheck c : checks) {
       String status = switch (c.status()) {
         case OK -> "ok";
+        case WARNING -> "warning";
         case MISSING -> "missing";
         case UNSUPPORTED -> "unsupported";
         case FAILED -> "FAILED";

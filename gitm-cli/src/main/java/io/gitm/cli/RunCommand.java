@@ -93,7 +93,7 @@ final class RunCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(cl, "--max-iterations must be 0 or more");
     }
     Devices.Choice choice = device.choose(cl);
-    RunStore store = RunStore.open(storeOptions.root());
+    RunStore store = storeOptions.open(cl);
     PhasePlan plan = new PhasePlan(budget);
     Ticker wall = Ticker.system();
     PrintWriter out = cl.getOut();
@@ -113,7 +113,7 @@ final class RunCommand implements Callable<Integer> {
         out.println("gitm run " + run.id());
         out.println("device   " + info.name() + " [" + label(info.kind()) + "]");
         out.println("budget   " + budget + " (" + plan.windows().stream()
-            .map(x -> x.phase().label().toLowerCase() + " " + new Budget(x.length().isZero() ? Duration.ofMillis(1) : x.length()))
+            .map(x -> x.phase().label().toLowerCase() + " " + window(x.length()))
             .collect(Collectors.joining(", ")) + "); target " + target);
         out.flush();
       }
@@ -146,8 +146,9 @@ final class RunCommand implements Callable<Integer> {
           if (writer[0] != null) {
             writer[0].abort();
           }
-          j.append("failed", now(), Map.of("phase", "profile", "error", Main.oneLine(String.valueOf(e.getMessage()))));
-          throw e;
+          String why = Main.oneLine(String.valueOf(e.getMessage()));
+          j.append("failed", now(), Map.of("phase", "profile", "error", why));
+          throw new CliFailure("run " + run.id() + " failed in the profile phase: " + why, e);
         }
         run.writeJson("baseline.json", baseline);
         summary = TraceSummary.of(tracePath, 8);
@@ -190,6 +191,14 @@ final class RunCommand implements Callable<Integer> {
   static final String NOT_BUILT = "the attribute, rank and apply phases are not built yet, so no lever was tried and"
       + " the target was not evaluated; this run measured the baseline only";
 
+  /** A phase window as a person reads it: {@code 2.5s}, {@code 40s}, {@code 1h30m}. */
+  static String window(Duration d) {
+    if (d.toMillis() % 1000 != 0 && d.toSeconds() < 60) {
+      return String.format(java.util.Locale.ROOT, "%.1fs", d.toMillis() / 1000.0);
+    }
+    return new Budget(d.isZero() ? Duration.ofSeconds(1) : d).toString();
+  }
+
   static String label(DeviceKind k) {
     return k == DeviceKind.SIMULATED ? "SIMULATED device: every figure is modeled, not measured on a GPU" : "real device";
   }
@@ -228,9 +237,11 @@ final class RunCommand implements Callable<Integer> {
     s.append("## Baseline (phase 1: profile)\n\n");
     s.append(String.format("- %d iterations, %d units: **%s %s** (over %s-clock time of the iterations)%n",
         b.iterations(), b.units(), si(b.throughput()), b.metric(), info.kind() == DeviceKind.SIMULATED ? "simulated" : "host"));
-    s.append(String.format("- iteration latency: p50 %.3f ms, p99 %.3f ms, min %.3f ms, max %.3f ms%n",
-        b.latency().p50(), b.latency().p99(), b.latency().min(), b.latency().max()));
-    s.append("- event tracing: ").append(b.tracing()).append("; state samples: ").append(b.samples()).append("\n");
+    s.append(String.format("- iteration latency (steady iterations): p50 %.3f ms, p99 %.3f ms, min %.3f ms, max %.3f ms;"
+        + " the first iteration, with its one-time costs, took %.3f ms and is left out of these figures%n",
+        b.latency().p50(), b.latency().p99(), b.latency().min(), b.latency().max(), b.firstIterationMs()));
+    s.append("- event tracing: ").append(b.tracing()).append("; state samples: ").append(b.samples())
+        .append(b.samplerErrors() > 0 ? " (" + b.samplerErrors() + " readings failed)" : "").append("\n");
     s.append("- output digest: `").append(b.output().sha256()).append("`\n\n");
     s.append("## Trace\n\n");
     s.append("Records: ").append(t.recordCounts().entrySet().stream().filter(e -> e.getValue() > 0)

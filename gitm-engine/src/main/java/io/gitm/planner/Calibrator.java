@@ -121,11 +121,18 @@ public final class Calibrator {
   private final Device device;
   private final Options options;
   private final Ticker clock;
+  private final java.time.Clock wallClock;
 
   public Calibrator(Device device, Options options) {
+    this(device, options, java.time.Clock.systemUTC());
+  }
+
+  /** With the clock that dates the calibration ({@code measuredAt}). */
+  public Calibrator(Device device, Options options, java.time.Clock wallClock) {
     this.device = device;
     this.options = options;
     this.clock = device.clock();
+    this.wallClock = wallClock;
   }
 
   /** Measures everything and returns the spec. */
@@ -156,7 +163,7 @@ public final class Calibrator {
     m.put("h2d_pageable", transfer(HostMemoryKind.PAGEABLE, true, transfer));
     m.put("d2h_pageable", transfer(HostMemoryKind.PAGEABLE, false, transfer));
 
-    Instant now = Instant.now();
+    Instant now = wallClock.instant();
     HardwareSpec spec = new HardwareSpec(info.name(), info.uuid(), info.driverVersion(), info.multiprocessors(),
         smClock[0], info.totalMemoryBytes(), info.l2CacheBytes(), m.get("device_copy_bandwidth").median(), flops,
         m.get("h2d_pinned").median(), m.get("d2h_pinned").median(), m.get("h2d_pageable").median(),

@@ -44,12 +44,17 @@ public final class Profiler {
   /**
    * What the phase measured.
    *
-   * @param throughput units per second of device-clock time over all iterations
-   * @param latency per-iteration time, milliseconds
+   * @param throughput units per second of device-clock time over the steady iterations (all but the first, when
+   *     there are several)
+   * @param latency per-iteration time of the steady iterations, milliseconds
+   * @param firstIterationMs the first iteration's time, with its one-time costs
+   * @param samples state samples recorded
+   * @param samplerErrors state readings that failed
    * @param tracing what the event tracer did ({@code "on"}, or why it was off)
    */
   public record Baseline(String workload, String metric, int iterations, long units, double throughput,
-      Stats latency, long samples, String tracing, OutputDigest output, double wallSeconds) {}
+      Stats latency, double firstIterationMs, long samples, long samplerErrors, String tracing, OutputDigest output,
+      double wallSeconds) {}
 
   private Profiler() {}
 
@@ -79,20 +84,9 @@ public final class Profiler {
 
   public static Baseline run(Device device, Workload workload, ExecutionConfig config, Path dataDir, Ticker wall,
       Options options, java.util.function.Function<io.gitm.trace.TraceMeta, TraceSink> openSink) {
-    long wallStart = wall.nanos();
-    long wallEnd = wallStart + options.wallLimit().toNanos();
     EventTracer tracer = device.tracer();
     DeviceProvider.Probe tp = tracer.availability();
     String tracing = tp.usable() ? "on" : "off: " + tp.reason();
-    TraceSink sink;
-    if (tp.usable()) {
-      Relay relay = new Relay();
-      tracer.start(relay);
-      sink = openSink.apply(tracer.meta());
-      relay.attach(sink);
-    } else {
-      sink = openSink.apply(tracer.meta());
-    }
     StateSampler sampler = device.sampler();
     Ticker clock = device.clock();
     // A real device is sampled on the telemetry loop's own thread, so the job never waits for NVML; the simulated
@@ -100,45 +94,83 @@ public final class Profiler {
     boolean ownThread = device.info().kind() == io.gitm.trace.DeviceKind.REAL;
     TelemetryLoop telemetry = new TelemetryLoop(List.of(sampler), clock,
         Math.min(TelemetryLoop.MAX_HZ, 1e9 / options.samplePeriodNanos()), 4096);
-    TraceSink target = sink;
-    telemetry.addSink(target::accept);
+    java.util.concurrent.atomic.AtomicLong samples = new java.util.concurrent.atomic.AtomicLong();
     double[] lat = new double[1024];
     int n = 0;
     long units = 0;
     long deviceNanos = 0;
+    long firstUnits = 0;
+    long firstNanos = 0;
+    long wallStart;
     OutputDigest digest;
+    // the session is opened (input read or generated, modules loaded, run-long memory allocated) before the profile
+    // window starts, so that preparing a dataset does not eat the window
     try (Workload.Session s = workload.open(device, config, dataDir)) {
-      if (ownThread) {
-        telemetry.start();
-      } else {
-        telemetry.runDue();
-      }
-      while (wall.nanos() < wallEnd && (options.maxIterations() == 0 || n < options.maxIterations()) && s.hasNext()) {
-        long t0 = clock.nanos();
-        IterationResult r = s.step();
-        long t1 = clock.nanos();
-        sink.accept(new MarkerRecord("iteration " + n, Thread.currentThread().threadId(), t0, Math.max(t0, t1)));
-        if (n == lat.length) {
-          lat = java.util.Arrays.copyOf(lat, n * 2);
+      wallStart = wall.nanos();
+      long wallEnd = wallStart + options.wallLimit().toNanos();
+      boolean traceStarted = false;
+      try {
+        TraceSink sink;
+        if (tp.usable()) {
+          Relay relay = new Relay();
+          tracer.start(relay);
+          traceStarted = true;
+          sink = openSink.apply(tracer.meta());
+          relay.attach(sink);
+        } else {
+          sink = openSink.apply(tracer.meta());
         }
-        lat[n++] = r.wallNanos() / 1e6;
-        units += r.units();
-        deviceNanos += r.wallNanos();
-        if (!ownThread) {
+        TraceSink target = sink;
+        telemetry.addSink(x -> {
+          target.accept(x);
+          samples.incrementAndGet();
+        });
+        if (ownThread) {
+          telemetry.start();
+        } else {
           telemetry.runDue();
         }
-      }
-      digest = s.output();
-    } finally {
-      telemetry.close();
-      if (tp.usable()) {
-        tracer.stop();
+        while (wall.nanos() < wallEnd && (options.maxIterations() == 0 || n < options.maxIterations()) && s.hasNext()) {
+          long t0 = clock.nanos();
+          IterationResult r = s.step();
+          long t1 = clock.nanos();
+          sink.accept(new MarkerRecord("iteration " + n, Thread.currentThread().threadId(), t0, Math.max(t0, t1)));
+          if (n == 0) {
+            firstUnits = r.units();
+            firstNanos = r.wallNanos();
+          }
+          if (n == lat.length) {
+            lat = java.util.Arrays.copyOf(lat, n * 2);
+          }
+          lat[n++] = r.wallNanos() / 1e6;
+          units += r.units();
+          deviceNanos += r.wallNanos();
+          if (!ownThread) {
+            telemetry.runDue();
+          }
+        }
+        digest = s.output();
+      } finally {
+        telemetry.close();
+        if (traceStarted) {
+          tracer.stop();
+        }
       }
     }
-    long samples = telemetry.rounds();
-    double throughput = deviceNanos == 0 ? 0 : units * 1e9 / deviceNanos;
+    if (n == 0) {
+      throw new IllegalStateException("the profile phase ran no iteration of " + workload.spec().name() + " in "
+          + options.wallLimit().toMillis() / 1000.0 + " s: give a larger budget"
+          + (options.maxIterations() > 0 ? "" : " or check that the workload has input"));
+    }
+    // the first iteration pays one-time costs (first launches, lazy allocation, cold caches): it is reported on its
+    // own and left out of the steady-state figures whenever there is more than one
+    boolean warm = n > 1;
+    long steadyUnits = warm ? units - firstUnits : units;
+    long steadyNanos = warm ? deviceNanos - firstNanos : deviceNanos;
+    double throughput = steadyNanos == 0 ? 0 : steadyUnits * 1e9 / steadyNanos;
+    double[] steady = warm ? java.util.Arrays.copyOfRange(lat, 1, n) : java.util.Arrays.copyOf(lat, n);
     var spec = workload.spec();
-    return new Baseline(spec.name(), spec.metric(), n, units, throughput,
-        Stats.of("ms", java.util.Arrays.copyOf(lat, n)), samples, tracing, digest, (wall.nanos() - wallStart) / 1e9);
+    return new Baseline(spec.name(), spec.metric(), n, units, throughput, Stats.of("ms", steady), lat[0],
+        samples.get(), telemetry.samplerErrors(), tracing, digest, (wall.nanos() - wallStart) / 1e9);
   }
 }

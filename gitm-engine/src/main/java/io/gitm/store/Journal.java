@@ -59,11 +59,22 @@ public final class Journal implements AutoCloseable {
   public synchronized Entry append(String type, String time, Map<String, Object> data) throws IOException {
     Entry e = new Entry(seq + 1, time, type, data);
     byte[] line = (JSON.writeValueAsString(e) + "\n").getBytes(StandardCharsets.UTF_8);
-    ByteBuffer b = ByteBuffer.wrap(line);
-    while (b.hasRemaining()) {
-      channel.write(b);
+    long before = channel.size();
+    try {
+      ByteBuffer b = ByteBuffer.wrap(line);
+      while (b.hasRemaining()) {
+        channel.write(b);
+      }
+      channel.force(false);
+    } catch (IOException ex) {
+      // a partial line would run into the next entry: cut the file back to the last whole entry
+      try {
+        channel.truncate(before);
+      } catch (IOException suppressed) {
+        ex.addSuppressed(suppressed);
+      }
+      throw ex;
     }
-    channel.force(false);
     seq = e.seq();
     return e;
   }
