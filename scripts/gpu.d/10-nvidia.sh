@@ -18,8 +18,9 @@ fi
 echo "-- NVML sampling benchmark"
 "${java[@]}" io.gitm.nvidia.nvml.NvmlSamplingBench "$out/nvml-sampling.json" 5000 || rc=1
 echo "-- calibrate device 0"
-# GITM_CALIBRATE=quick: tiny sizes (for checking the script itself, e.g. against scripts/fake-gpu-check.sh's fakes)
-"${java[@]}" io.gitm.planner.Calibrator "$out/calibration.json" nvidia 0 ${GITM_CALIBRATE:-full} \
+# GITM_CALIBRATE=quick: mid sizes (e.g. for checking the script itself against scripts/fake-gpu-check.sh's fakes)
+"${java[@]}" io.gitm.cli.Main calibrate --device nvidia -o "$out/calibration.json" --json \
+  $([ "${GITM_CALIBRATE:-full}" = quick ] && echo --quick) --scratch "$out/scratch" \
   > "$out/calibrate.stdout" 2>&1 || rc=1
 tail -n 60 "$out/calibrate.stdout"
 exit $rc

@@ -5,8 +5,6 @@ import io.gitm.device.Blas;
 import io.gitm.device.Device;
 import io.gitm.device.DeviceInfo;
 import io.gitm.device.DeviceMemory;
-import io.gitm.device.DeviceProvider;
-import io.gitm.device.DeviceRequest;
 import io.gitm.device.Event;
 import io.gitm.device.HardwareSpec;
 import io.gitm.device.HostMemory;
@@ -22,9 +20,7 @@ import io.gitm.trace.StateField;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -353,26 +349,5 @@ public final class Calibrator {
     return c;
   }
 
-  /**
-   * Runs without the CLI: {@code Calibrator OUT.json [KIND] [ORDINAL] [quick]} opens the first device of the backend
-   * {@code KIND} (default {@code nvidia}), calibrates it and writes OUT.json. Used by the GPU run scripts.
-   */
-  public static void main(String[] args) {
-    if (args.length < 1) {
-      throw new IllegalArgumentException("usage: Calibrator OUT.json [backend] [ordinal] [quick]");
-    }
-    String kind = args.length > 1 ? args[1] : "nvidia";
-    int ordinal = args.length > 2 ? Integer.parseInt(args[2]) : 0;
-    Options options = args.length > 3 && args[3].equals("quick") ? Options.quick() : Options.defaults();
-    DeviceProvider provider = DeviceProvider.all().stream().filter(p -> p.kind().equals(kind)).findFirst()
-        .orElseThrow(() -> new IllegalArgumentException("no device backend '" + kind + "' on the class path"));
-    DeviceProvider.Probe probe = provider.probe();
-    if (!probe.usable()) {
-      throw new IllegalStateException("backend " + kind + " not usable: " + probe.reason());
-    }
-    try (Device d = provider.open(new DeviceRequest(ordinal, null, Map.of()))) {
-      Calibration c = calibrate(d, options, Path.of(args[0]));
-      System.out.println(toJson(c));
-    }
-  }
+
 }
