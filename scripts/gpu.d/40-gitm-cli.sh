@@ -42,4 +42,5 @@ if timeout 180 python3 gitm-engine/src/test/resources/tracer/record-kineto-trace
 else
   echo "recording the Kineto trace failed:"; tail -n 20 "$out/kineto-record.log"; rc=1
 fi
+rm -rf "$GITM_SCRATCH/datasets"  # the generated input (64 MB) need not come back
 exit $rc
