@@ -13,8 +13,8 @@ public final class SimThroughputRun {
     long seconds = args.length > 0 ? Long.parseLong(args[0]) : 600;
     int copyBytes = args.length > 1 ? Integer.parseInt(args[1]) : 4096;
     if (seconds <= 0 || copyBytes <= 0) {
-      System.err.println("simulated seconds and copy bytes must be positive: " + seconds + ", " + copyBytes);
-      System.exit(2);
+      throw new IllegalArgumentException(
+          "simulated seconds and copy bytes must be positive: " + seconds + ", " + copyBytes);
     }
     SimThroughputBenchmark b = new SimThroughputBenchmark();
     b.kernels = 8;
