@@ -37,9 +37,9 @@ final class Activity {
     if (end <= (first + 1) * BUCKET_NS) {
       int i = slot(first);
       double frac = (double) (end - start) / BUCKET_NS;
-      busy[i] = Math.min(1.0, busy[i] + frac);
-      memory[i] = Math.min(1.0, memory[i] + frac * Math.max(memShare, 0.0));
-      load[i] = Math.min(1.0, load[i] + frac * smShare);
+      busy[i] += frac;
+      memory[i] += frac * Math.max(memShare, 0.0);
+      load[i] += frac * smShare;
       return;
     }
     for (long b = start / BUCKET_NS; b * BUCKET_NS < end; b++) {
@@ -47,9 +47,9 @@ final class Activity {
       long hi = Math.min(end, (b + 1) * BUCKET_NS);
       int i = slot(b);
       double frac = (double) (hi - lo) / BUCKET_NS;
-      busy[i] = Math.min(1.0, busy[i] + frac);
-      memory[i] = Math.min(1.0, memory[i] + frac * Math.max(memShare, 0.0));
-      load[i] = Math.min(1.0, load[i] + frac * smShare);
+      busy[i] += frac;
+      memory[i] += frac * Math.max(memShare, 0.0);
+      load[i] += frac * smShare;
     }
   }
 
@@ -74,36 +74,44 @@ final class Activity {
     return id[i] == bucket ? a[i] : 0;
   }
 
-  /** Share of the multiprocessor array busy in {@code bucket} (drives power). */
-  double loadIn(long bucket) {
-    return read(load, bucket);
+  /**
+   * A share field of a bucket, capped at 1. The fields add non-negative terms uncapped: capping the sum once equals
+   * capping after every term, since a capped sum stays at 1 and an uncapped one stays at or above it.
+   */
+  private double share(double[] a, long bucket) {
+    return Math.min(1.0, read(a, bucket));
   }
 
-  /** Mean of a field over [from, to), by whole buckets. */
-  private double mean(double[] a, long from, long to) {
+  /** Share of the multiprocessor array busy in {@code bucket} (drives power). */
+  double loadIn(long bucket) {
+    return share(load, bucket);
+  }
+
+  /** Mean of a field over [from, to), by whole buckets; share fields are capped at 1 per bucket. */
+  private double mean(double[] a, boolean share, long from, long to) {
     long b0 = Math.max(0, from / BUCKET_NS);
     long b1 = Math.max(b0 + 1, (to + BUCKET_NS - 1) / BUCKET_NS);
     double s = 0;
     for (long b = b0; b < b1; b++) {
-      s += read(a, b);
+      s += share ? share(a, b) : read(a, b);
     }
     return s / (b1 - b0);
   }
 
   double utilization(long from, long to) {
-    return mean(busy, from, to);
+    return mean(busy, true, from, to);
   }
 
   double memoryUtilization(long from, long to) {
-    return mean(memory, from, to);
+    return mean(memory, true, from, to);
   }
 
   /** Bytes per second to the device over [from, to). */
   double rxRate(long from, long to) {
-    return mean(rx, from, to) / (BUCKET_NS / 1e9);
+    return mean(rx, false, from, to) / (BUCKET_NS / 1e9);
   }
 
   double txRate(long from, long to) {
-    return mean(tx, from, to) / (BUCKET_NS / 1e9);
+    return mean(tx, false, from, to) / (BUCKET_NS / 1e9);
   }
 }

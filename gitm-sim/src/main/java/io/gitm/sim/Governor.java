@@ -27,6 +27,8 @@ final class Governor {
   private final List<InjectedFault> faults;
   private double temperature;
   private long lastNs;
+  /** Start of the bucket holding {@link #lastNs}. */
+  private long bucketStart;
   private double factor = 1.0;
   private long reasons;
   private double power;
@@ -45,7 +47,7 @@ final class Governor {
 
   /** Integrates power and temperature up to the bucket holding {@code now}, bucket by bucket of {@code activity}. */
   void advance(long now, Activity activity) {
-    if (now / Activity.BUCKET_NS == lastNs / Activity.BUCKET_NS) {
+    if (now >= bucketStart && now - bucketStart < Activity.BUCKET_NS) {
       return; // the governor acts once per bucket
     }
     double tau = spec.thermalTauSeconds() * 1e9;
@@ -60,6 +62,7 @@ final class Governor {
       t = next;
     }
     lastNs = now;
+    bucketStart = now / Activity.BUCKET_NS * Activity.BUCKET_NS;
     update(now, load);
   }
 

@@ -72,8 +72,11 @@ public final class SimDevice implements Device {
   private final GroundTruth truth;
   private final DeviceInfo info;
   private final SplittableRandom rng;
-  private final double[] deviceNoise;
-  private final double[] hostNoise;
+  /**
+   * Noise factors: entry {@code 2i} is the device factor and {@code 2i + 1} the host factor of draw {@code i}, side
+   * by side so that a draw reads one cache line. Null when there is no jitter.
+   */
+  private final double[] noise;
   private final SimTracer tracer;
   private final Activity activity = new Activity();
   private final Governor governor;
@@ -104,8 +107,18 @@ public final class SimDevice implements Device {
     this.faultArray = faults.toArray(new InjectedFault[0]);
     this.truth = new GroundTruth(spec.preset(), seed, faultSpec == null ? "" : faultSpec.strip(), faults);
     this.rng = new SplittableRandom(seed);
-    this.deviceNoise = noiseTable(rng, jitter);
-    this.hostNoise = noiseTable(rng, jitter * 2.5);
+    double[] deviceNoise = noiseTable(rng, jitter);
+    double[] hostNoise = noiseTable(rng, jitter * 2.5);
+    if (deviceNoise != null && hostNoise != null) {
+      noise = new double[2 * NOISE_TABLE];
+      for (int i = 0; i < NOISE_TABLE; i++) {
+        noise[2 * i] = deviceNoise[i];
+        noise[2 * i + 1] = hostNoise[i];
+      }
+      drawAhead();
+    } else {
+      noise = null;
+    }
     this.governor = new Governor(spec, faults);
     this.peakFlops = new double[io.gitm.device.Precision.values().length];
     for (io.gitm.device.Precision p : io.gitm.device.Precision.values()) {
@@ -143,11 +156,36 @@ public final class SimDevice implements Device {
   }
 
   private long hostCost(double ns) {
-    return Math.max(0, Math.round(ns * (hostNoise == null ? 1.0 : hostNoise[rng.nextInt(NOISE_TABLE)])));
+    if (noise == null) {
+      return Math.max(0, Math.round(ns));
+    }
+    double f = aheadHost;
+    drawAhead();
+    return Math.max(0, Math.round(ns * f));
   }
 
   private long deviceCost(double ns) {
-    return Math.max(1, Math.round(ns * (deviceNoise == null ? 1.0 : deviceNoise[rng.nextInt(NOISE_TABLE)])));
+    if (noise == null) {
+      return Math.max(1, Math.round(ns));
+    }
+    double f = aheadDevice;
+    drawAhead();
+    return Math.max(1, Math.round(ns * f));
+  }
+
+  /**
+   * The host and device factors of the next noise draw, drawn one call ahead so that the table reads leave the
+   * critical path; each cost takes the draw's factor of its own table, so the factors are those of drawing at the
+   * call itself ({@code rng} serves nothing else once the tables are made).
+   */
+  private double aheadHost;
+  private double aheadDevice;
+
+  /** Draws the next noise index: {@code rng.nextInt(NOISE_TABLE)}, which for a power of two is this mask. */
+  private void drawAhead() {
+    int i = rng.nextInt() & (NOISE_TABLE - 1);
+    aheadDevice = noise[2 * i];
+    aheadHost = noise[2 * i + 1];
   }
 
   private static final int NOISE_TABLE = 1 << 14;
@@ -198,6 +236,9 @@ public final class SimDevice implements Device {
   }
 
   private InjectedFault fault(String name) {
+    if (faultArray.length == 0) {
+      return null;
+    }
     for (InjectedFault f : faultArray) {
       if (f.activeAt(host) && f.name().equals(name)) {
         return f;
@@ -418,8 +459,10 @@ public final class SimDevice implements Device {
 
   @Override
   public Ticker clock() {
-    return this::now;
+    return ticker;
   }
+
+  private final Ticker ticker = this::now;
 
   @Override
   public Stream defaultStream() {
@@ -657,11 +700,11 @@ public final class SimDevice implements Device {
     if (bytes == 0) {
       return;
     }
-    ByteBuffer s = data(src).duplicate();
-    s.limit((int) (srcOffset + bytes)).position((int) srcOffset);
-    ByteBuffer d = data(dst).duplicate();
-    d.position((int) dstOffset);
-    d.put(s);
+    // every backing buffer is a heap buffer (ByteBuffer.allocate); arraycopy copies overlapping ranges as memmove
+    ByteBuffer s = data(src);
+    ByteBuffer d = data(dst);
+    System.arraycopy(s.array(), s.arrayOffset() + (int) srcOffset, d.array(), d.arrayOffset() + (int) dstOffset,
+        (int) bytes);
   }
 
   @Override
@@ -811,7 +854,7 @@ public final class SimDevice implements Device {
       throw new DeviceException("cuLaunchKernel", 1, "CUDA_ERROR_INVALID_VALUE",
           e + ": block " + c.block() + " has more than 1024 threads");
     }
-    if (k.fits(c)) {
+    if (c == k.fitted || k.fits(c)) {
       validateArgs(e, a);
       return;
     }
