@@ -58,7 +58,8 @@ final class HftDataset {
       String want = pinned(manifest, name);
       if (!sha.equals(want)) {
         throw new IllegalStateException("dataset " + file + " changed: its sha256 is " + sha + " but " + manifest
-            + " pins " + want + "; refusing it (datasets are immutable)");
+            + " pins " + want + "; refusing it (datasets are immutable: delete " + file.getFileName() + " and "
+            + manifest.getFileName() + " to have a generated dataset made again)");
       }
       return new Loaded(file, sha, ItchReader.parse(bytes));
     } catch (IOException e) {
@@ -83,10 +84,21 @@ final class HftDataset {
     }
   }
 
+  /**
+   * Writes a whole file so that a crash leaves the old file or the new one, never a part: a temporary file beside
+   * it, forced to disk, renamed over it, and the folder's entry forced.
+   */
   private static void writeAtomically(Path target, byte[] bytes) throws IOException {
     Path tmp = Files.createTempFile(target.getParent(), target.getFileName().toString(), ".tmp");
     try {
-      Files.write(tmp, bytes);
+      try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(tmp,
+          java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.TRUNCATE_EXISTING)) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(bytes);
+        while (b.hasRemaining()) {
+          ch.write(b);
+        }
+        ch.force(true);
+      }
       try {
         // Readable by all (a dataset is shared), writable by its owner only.
         Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
@@ -96,7 +108,13 @@ final class HftDataset {
       try {
         Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
       } catch (AtomicMoveNotSupportedException e) {
-        Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+        throw new IOException("the file system of " + target.getParent() + " cannot rename atomically", e);
+      }
+      try (java.nio.channels.FileChannel d = java.nio.channels.FileChannel.open(target.getParent(),
+          java.nio.file.StandardOpenOption.READ)) {
+        d.force(true);
+      } catch (IOException | UnsupportedOperationException ignored) {
+        // some platforms cannot open a folder; the rename itself is still atomic there
       }
     } finally {
       Files.deleteIfExists(tmp);
