@@ -27,7 +27,7 @@ import io.gitm.nvidia.ffm.Native;
 import io.gitm.nvidia.ffm.NativeFunction;
 import io.gitm.nvidia.nvml.Nvml;
 import io.gitm.nvidia.nvml.NvmlSampler;
-import io.gitm.nvidia.nvrtc.Nvrtc;
+import io.gitm.nvidia.cuda.nvrtc.Nvrtc;
 import io.gitm.trace.DeviceKind;
 import java.io.IOException;
 import java.io.InputStream;

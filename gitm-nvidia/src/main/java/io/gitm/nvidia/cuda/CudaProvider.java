@@ -11,7 +11,7 @@ import io.gitm.nvidia.ffm.NativeLibraries;
 import io.gitm.nvidia.ffm.NativeLibrary;
 import io.gitm.nvidia.nvml.Nvml;
 import io.gitm.nvidia.nvml.NvmlSampler;
-import io.gitm.nvidia.nvrtc.Nvrtc;
+import io.gitm.nvidia.cuda.nvrtc.Nvrtc;
 import java.io.File;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -194,7 +194,7 @@ class CudaDeviceGpuTest {
   void nvrtcCompileErrorsCarryTheCompilerLog() {
     Gpu.require();
     Assumptions.assumeTrue(NativeLibraries.tryFind("nvrtc").isPresent(), "libnvrtc not found here");
-    assertThatThrownBy(() -> io.gitm.nvidia.nvrtc.Nvrtc.compile("#error gitm self-test\n", "bad.cu", "compute_90"))
+    assertThatThrownBy(() -> io.gitm.nvidia.cuda.nvrtc.Nvrtc.compile("#error gitm self-test\n", "bad.cu", "compute_90"))
         .isInstanceOf(io.gitm.nvidia.ffm.NvrtcException.class)
         .hasMessageContaining("NVRTC_ERROR_COMPILATION")
         .hasMessageContaining("bad.cu")

@@ -1,4 +1,4 @@
-package io.gitm.nvidia.nvrtc;
+package io.gitm.nvidia.cuda.nvrtc;
 
 import static io.gitm.nvidia.ffm.Native.C_INT;
 import static io.gitm.nvidia.ffm.Native.C_POINTER;
