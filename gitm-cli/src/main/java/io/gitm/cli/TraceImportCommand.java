@@ -59,6 +59,8 @@ final class TraceImportCommand implements Callable<Integer> {
       });
     } catch (IOException e) {
       throw TraceFiles.failure(input, out, e);
+    } catch (IllegalArgumentException e) {
+      throw new CliFailure(input + ": " + e.getMessage() + "; nothing was written", e);
     }
     PrintWriter pw = cl.getOut();
     if (json) {

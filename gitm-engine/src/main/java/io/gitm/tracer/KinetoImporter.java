@@ -294,7 +294,7 @@ public final class KinetoImporter {
       if (e.onDevice()) {
         Long d = e.deviceId();
         if (d != null) {
-          devices.add((int) (long) d);
+          devices.add(narrow(d, "device"));
         }
       }
     }
@@ -357,8 +357,8 @@ public final class KinetoImporter {
       return switch (type) {
         case "kernel" -> new KernelRecord(name.isEmpty() ? "(unnamed kernel)" : name, device(e), stream(e),
             correlation(e), start, end, dim(e, e.grid, "grid"), dim(e, e.block, "block"),
-            e.hasRegisters ? (int) e.registers : missingInt(cat, "args.registers per thread"),
-            e.hasShared ? (int) e.shared : missingInt(cat, "args.shared memory"), e.hasShared ? 0 : -1);
+            e.hasRegisters ? narrow(e.registers, "registers per thread") : missingInt(cat, "args.registers per thread"),
+            e.hasShared ? narrow(e.shared, "shared memory") : missingInt(cat, "args.shared memory"), e.hasShared ? 0 : -1);
         case "copy" -> copy(e, name, start, end);
         case "memset" -> new MemsetRecord(bytes(e), 0, memoryKindInParens(e, name), device(e), stream(e),
             correlation(e), start, end);
@@ -425,15 +425,15 @@ public final class KinetoImporter {
       if (!e.hasDevice && !e.hasInDevice) {
         missing(e.cat, "args.device");
       }
-      return d == null ? 0 : (int) (long) d;
+      return d == null ? 0 : narrow(d, "device");
     }
 
     private int stream(Event e) {
       if (e.hasStream) {
-        return (int) e.stream;
+        return narrow(e.stream, "stream");
       }
       missing(e.cat, "args.stream");
-      return e.hasTid ? (int) e.tid : -1;
+      return e.hasTid ? narrow(e.tid, "tid") : -1;
     }
 
     private long correlation(Event e) {
@@ -709,7 +709,7 @@ public final class KinetoImporter {
       if (index == null) {
         continue;
       }
-      h.deviceNames.put((int) (long) index, props.getOrDefault("name", ""));
+      h.deviceNames.put(narrow(index, "deviceProperties.id"), props.getOrDefault("name", ""));
       props.forEach((k, v) -> {
         if (!k.equals("id")) {
           h.attributes.put("kineto.device." + index + "." + k, v);
@@ -780,9 +780,17 @@ public final class KinetoImporter {
         n = 4;
         continue;
       }
-      v[n++] = (int) (long) i;
+      v[n++] = narrow(i, "grid/block dimension");
     }
     return n == 3 ? v : null;
+  }
+
+  /** A 32-bit field of the trace model; a value outside that range is a malformed trace, never silently cut. */
+  static int narrow(long v, String field) {
+    if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("args." + field + " = " + v + " does not fit the trace model's 32-bit field");
+    }
+    return (int) v;
   }
 
   /** A time field, exactly, in nanoseconds. */

@@ -309,6 +309,22 @@ class KinetoImporterTest {
   }
 
   @Test
+  void anIdBeyondThirtyTwoBitsIsAnErrorNotASilentlyCutValue() throws Exception {
+    Path in = dir.resolve("wide.json");
+    Path out = dir.resolve("wide.gtrace");
+    Files.writeString(in, """
+        {"traceEvents": [
+          {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 1,
+           "args": {"device": 99999999999, "stream": 7, "correlation": 1}}
+        ]}
+        """);
+    assertThatThrownBy(() -> KinetoImporter.importTrace(in, out)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("args.device = 99999999999");
+    assertThat(out).doesNotExist();
+    assertThat(TmpFiles.of(dir, "wide.gtrace")).isEmpty();
+  }
+
+  @Test
   void aTimeBeyondTheRangeOfNanosecondsIsAnErrorAtItsEvent() throws Exception {
     Path in = dir.resolve("far.json");
     Files.writeString(in, """
