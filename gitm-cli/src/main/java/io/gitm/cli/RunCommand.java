@@ -150,12 +150,17 @@ final class RunCommand implements Callable<Integer> {
           j.append("failed", now(), Map.of("phase", "profile", "error", why));
           throw new CliFailure("run " + run.id() + " failed in the profile phase: " + why, e);
         }
-        run.writeJson("baseline.json", baseline);
-        summary = TraceSummary.of(tracePath, 8);
-        j.append("phase-end", now(), Map.of("phase", "profile", "iterations", baseline.iterations(),
-            "throughput", baseline.throughput()));
-        String report = report(run, info, plan, baseline, summary);
-        run.writeText("report.md", report);
+        try {
+          run.writeJson("baseline.json", baseline);
+          summary = TraceSummary.of(tracePath, 8);
+          j.append("phase-end", now(), Map.of("phase", "profile", "iterations", baseline.iterations(),
+              "throughput", baseline.throughput()));
+          run.writeText("report.md", report(run, info, plan, baseline, summary));
+        } catch (IOException | RuntimeException e) {
+          String why = StoreOptions.describe(e);
+          j.append("failed", now(), Map.of("phase", "report", "error", why));
+          throw new CliFailure("run " + run.id() + " profiled, but its results could not be written: " + why, e);
+        }
         j.append("end", now(), Map.of("status", "profiled", "note", NOT_BUILT));
       }
       if (json) {

@@ -338,19 +338,28 @@ final class LobSession implements Workload.Session {
 
     Slot() {
       long outBytes = (4L * TOP + 8L * FEAT + 4L) * k * n;
-      hin = device.allocHost(inputCapacity, cfg.hostMemory());
-      hout = device.allocHost(outBytes, cfg.hostMemory());
-      h2d = device.createEvent(false);
-      allocated = device.createEvent(false);
-      computed = device.createEvent(false);
-      done = device.createEvent(false);
-      stateReady = device.createEvent(false);
       marks = new Event[profile ? 2 * (kernels.length + 2) : 0];
-      for (int q = 0; q < marks.length; q++) {
-        marks[q] = device.createEvent(true);
-      }
-      if (cfg.allocation() == Allocation.PREALLOCATED) {
-        fixed = new Batch(computeStreams.getFirst());
+      try {
+        hin = device.allocHost(inputCapacity, cfg.hostMemory());
+        hout = device.allocHost(outBytes, cfg.hostMemory());
+        h2d = device.createEvent(false);
+        allocated = device.createEvent(false);
+        computed = device.createEvent(false);
+        done = device.createEvent(false);
+        stateReady = device.createEvent(false);
+        for (int q = 0; q < marks.length; q++) {
+          marks[q] = device.createEvent(true);
+        }
+        if (cfg.allocation() == Allocation.PREALLOCATED) {
+          fixed = new Batch(computeStreams.getFirst());
+        }
+      } catch (RuntimeException e) {
+        try {
+          close();
+        } catch (RuntimeException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+        throw e;
       }
     }
 
@@ -364,17 +373,26 @@ final class LobSession implements Workload.Session {
         fixed.free(computeStreams.getFirst());
         fixed = null;
       }
-      for (AutoCloseable c : new AutoCloseable[] {hin, hout, h2d, allocated, computed, done, stateReady}) {
+      RuntimeException first = null;
+      java.util.List<AutoCloseable> all = new java.util.ArrayList<>(
+          java.util.Arrays.asList(hin, hout, h2d, allocated, computed, done, stateReady));
+      all.addAll(java.util.Arrays.asList(marks));
+      for (AutoCloseable c : all) {
         try {
           if (c != null) {
             c.close();
           }
         } catch (Exception e) {
-          throw new IllegalStateException(e);
+          RuntimeException r = e instanceof RuntimeException re ? re : new IllegalStateException(e);
+          if (first == null) {
+            first = r;
+          } else {
+            first.addSuppressed(r);
+          }
         }
       }
-      for (Event e : marks) {
-        e.close();
+      if (first != null) {
+        throw first;
       }
     }
   }
