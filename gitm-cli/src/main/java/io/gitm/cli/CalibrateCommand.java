@@ -58,7 +58,8 @@ final class CalibrateCommand implements Callable<Integer> {
         out.println("Calibrating " + info.name() + " [" + info.kind().label() + "] (" + c.reason() + ") …");
         out.flush();
       }
-      Calibrator.Options opts = info.kind() == io.gitm.trace.DeviceKind.SIMULATED ? Calibrator.Options.simulated()
+      boolean simulated = info.kind() == io.gitm.trace.DeviceKind.SIMULATED;
+      Calibrator.Options opts = simulated ? (quick ? Calibrator.Options.quick() : Calibrator.Options.simulated())
           : quick ? Calibrator.Options.brief() : Calibrator.Options.defaults();
       Calibrator.Calibration cal = Calibrator.calibrate(d, opts, target);
       if (json) {
