@@ -1046,15 +1046,7 @@ public final class SimDevice implements Device {
       throw new DeviceException("cuStreamSynchronize", 900, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",
           "stream " + s.id + " is capturing");
     }
-    long t0 = host;
-    long corr = ++correlation;
-    host += hostCost(spec.copyApiNs());
-    host = Math.max(host, s.tail);
-    pool.trim();
-    if (tracer.on()) {
-      tracer.emit(new SyncRecord(SyncKind.STREAM, DEVICE, s.id, corr, t0, host));
-    }
-    api(ApiKind.SYNC, "cuStreamSynchronize", corr, t0);
+    hostWaits(SyncKind.STREAM, s.id, s.tail, "cuStreamSynchronize");
   }
 
   synchronized void waitEvent(SimStream s, SimEvent e) {
@@ -1103,15 +1095,7 @@ public final class SimDevice implements Device {
     if (e.time < 0) {
       throw new DeviceException("cuEventSynchronize", 400, "CUDA_ERROR_INVALID_HANDLE", "event was never recorded");
     }
-    long t0 = host;
-    long corr = ++correlation;
-    host += hostCost(spec.copyApiNs());
-    host = Math.max(host, e.time);
-    pool.trim();
-    if (tracer.on()) {
-      tracer.emit(new SyncRecord(SyncKind.EVENT, DEVICE, e.stream, corr, t0, host));
-    }
-    api(ApiKind.SYNC, "cuEventSynchronize", corr, t0);
+    hostWaits(SyncKind.EVENT, e.stream, e.time, "cuEventSynchronize");
   }
 
   synchronized float elapsed(SimEvent start, SimEvent end) {
@@ -1354,23 +1338,29 @@ public final class SimDevice implements Device {
   }
 
   synchronized void replaySync(SyncKind kind, int streamId) {
+    boolean onStream = streamId >= 0 && kind != SyncKind.CONTEXT;
+    hostWaits(kind, kind == SyncKind.CONTEXT ? -1 : streamId, onStream ? streamForId(streamId).tail : deviceTail,
+        switch (kind) {
+          case CONTEXT -> "cuCtxSynchronize";
+          case EVENT -> "cuEventSynchronize";
+          default -> "cuStreamSynchronize";
+        });
+  }
+
+  /**
+   * A synchronizing host call: the call's own cost, then the host waits until {@code until}; the pool trims as at
+   * every synchronization; a {@link SyncRecord} and the API record follow.
+   */
+  private void hostWaits(SyncKind kind, int stream, long until, String function) {
     long t0 = host;
     long corr = ++correlation;
     host += hostCost(spec.copyApiNs());
-    if (streamId >= 0 && kind != SyncKind.CONTEXT) {
-      host = Math.max(host, streamForId(streamId).tail);
-    } else {
-      host = Math.max(host, deviceTail);
-    }
+    host = Math.max(host, until);
     pool.trim();
     if (tracer.on()) {
-      tracer.emit(new SyncRecord(kind, DEVICE, kind == SyncKind.CONTEXT ? -1 : streamId, corr, t0, host));
+      tracer.emit(new SyncRecord(kind, DEVICE, stream, corr, t0, host));
     }
-    api(ApiKind.SYNC, switch (kind) {
-      case CONTEXT -> "cuCtxSynchronize";
-      case EVENT -> "cuEventSynchronize";
-      default -> "cuStreamSynchronize";
-    }, corr, t0);
+    api(ApiKind.SYNC, function, corr, t0);
   }
 
   /** A stream waits for all work queued so far on the other streams (a join). */
