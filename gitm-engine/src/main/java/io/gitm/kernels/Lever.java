@@ -1,0 +1,64 @@
+package io.gitm.kernels;
+
+import io.gitm.optimizer.attribution.Cause;
+import io.gitm.sim.Replay;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * One intervention of the library: a pure map from a {@link Setup} to another that really changes how the job runs.
+ * Reverting a lever is returning to the anchor setup, so a lever holds no state.
+ */
+public interface Lever {
+  /** Stable id, e.g. {@code pinned-host-memory}; used in journals, reports and {@code --levers}. */
+  String id();
+
+  /** What it does, in one sentence. */
+  String description();
+
+  /** The causes it addresses. */
+  Set<Cause> addresses();
+
+  SafetyClass safety();
+
+  /** Which kind of job it acts on. */
+  Scope scope();
+
+  /** Whether it applies in {@code context}, and if not, why not. */
+  Applicability check(LeverContext context);
+
+  /** The setup with this lever applied. Must change something when {@link #check} says it applies. */
+  Setup apply(Setup setup, LeverContext context);
+
+  /**
+   * How the captured trace would change under this lever, for counterfactual replay; empty when replay does not
+   * model it (the agent then has only its prior).
+   */
+  Optional<Replay.Change> counterfactual(Replay.Change base);
+
+  /** Extra wall-clock cost of one trial with this lever, beyond running the job (e.g. reopening the device). */
+  default double trialCostSeconds() {
+    return 0;
+  }
+
+  /** The kind of job a lever acts on. */
+  enum Scope {
+    /** A managed workload in gitm's process, through its {@code ExecutionConfig} or the device context. */
+    MANAGED,
+    /** A black-box process, through its environment, CPU affinity or priority. */
+    PROCESS,
+    /** The device itself (class C). */
+    DEVICE
+  }
+
+  /** The outcome of a lever's precondition check. */
+  record Applicability(boolean applies, String reason) {
+    public static Applicability yes(String reason) {
+      return new Applicability(true, reason);
+    }
+
+    public static Applicability no(String reason) {
+      return new Applicability(false, reason);
+    }
+  }
+}
