@@ -9,6 +9,8 @@ import io.gitm.trace.DeviceKind;
 import io.gitm.trace.Dim3;
 import io.gitm.trace.KernelRecord;
 import io.gitm.trace.MarkerRecord;
+import io.gitm.trace.TrafficRecord;
+import io.gitm.trace.WorkRecord;
 import io.gitm.trace.MemsetRecord;
 import io.gitm.trace.OverheadRecord;
 import io.gitm.trace.StateField;
@@ -254,6 +256,12 @@ public final class PerfettoExporter {
           g.writeNumberProperty("thread", o.threadId());
           g.writeEndObject();
           g.writeEndObject();
+        }
+        case WorkRecord w -> {
+          // declared work is analysis input, not a timeline event
+        }
+        case TrafficRecord t -> {
+          // measured traffic is analysis input, not a timeline event
         }
         case StateSample s -> {
           int pid = devicePid(s.device());

@@ -18,7 +18,9 @@ import tools.jackson.databind.node.ObjectNode;
 /** The constants of the {@code .gtrace} format (docs/trace-format.md) and the JSON form of its meta. */
 final class TraceFormat {
   static final byte[] MAGIC = "GITMTRC1".getBytes(StandardCharsets.US_ASCII);
-  static final int VERSION = 1;
+  static final int VERSION = 2;
+  /** The oldest version this reader still reads (version 1 lacks work and traffic records). */
+  static final int OLDEST_VERSION = 1;
   /** magic, version, metaLength. */
   static final int HEADER_BYTES = 16;
   /** payloadLength, recordCount, crc32. */
@@ -35,6 +37,8 @@ final class TraceFormat {
   static final byte TAG_OVERHEAD = 7;
   static final byte TAG_STATE = 8;
   static final byte TAG_MARKER = 9;
+  static final byte TAG_WORK = 10;
+  static final byte TAG_TRAFFIC = 11;
 
   /** Bytes after the tag of each fixed-size record, indexed by tag (0 for the variable-size ones). */
   static final int[] FIXED_BODY_BYTES = {
@@ -48,6 +52,8 @@ final class TraceFormat {
       1 + 8 + 8 + 8, // overhead
       0, // state sample: i32 device, i64 time, u8 n, n * (u8, f64)
       4 + 8 + 8 + 8, // marker
+      4 + 4 + 4 + 8 + 8 + 8 + 1 + 8 + 8 + 8 + 8, // work
+      4 + 8 + 8 + 8 + 8 + 4, // traffic
   };
 
   private static final JsonMapper JSON = JsonMapper.builder().build();

@@ -7,6 +7,9 @@ import io.gitm.trace.CopyRecord;
 import io.gitm.trace.Dim3;
 import io.gitm.trace.KernelRecord;
 import io.gitm.trace.MarkerRecord;
+import io.gitm.trace.TrafficRecord;
+import io.gitm.trace.WorkRecord;
+import io.gitm.device.Precision;
 import io.gitm.trace.MemoryKind;
 import io.gitm.trace.MemsetRecord;
 import io.gitm.trace.OverheadKind;
@@ -47,6 +50,7 @@ import java.util.NoSuchElementException;
 public final class TraceReader implements Iterable<TraceRecord>, Closeable {
   private static final CopyKind[] COPY_KINDS = CopyKind.values();
   private static final MemoryKind[] MEMORY_KINDS = MemoryKind.values();
+  private static final Precision[] PRECISIONS = Precision.values();
   private static final SyncKind[] SYNC_KINDS = SyncKind.values();
   private static final ApiKind[] API_KINDS = ApiKind.values();
   private static final OverheadKind[] OVERHEAD_KINDS = OverheadKind.values();
@@ -102,9 +106,10 @@ public final class TraceReader implements Iterable<TraceRecord>, Closeable {
         throw TraceFormatException.corrupt(0, "the header is cut short (the file has " + size + " bytes)");
       }
       int version = h.getInt(8);
-      if (version != TraceFormat.VERSION) {
+      if (version < TraceFormat.OLDEST_VERSION || version > TraceFormat.VERSION) {
         throw new TraceFormatException(8, "unsupported trace version " + Integer.toUnsignedString(version)
-            + " at byte offset 8 (this gitm reads version " + TraceFormat.VERSION + ")");
+            + " at byte offset 8 (this gitm reads versions " + TraceFormat.OLDEST_VERSION + " to " + TraceFormat.VERSION
+            + ")");
       }
       long metaLength = Integer.toUnsignedLong(h.getInt(12));
       if (metaLength > size - TraceFormat.HEADER_BYTES) {
@@ -341,6 +346,28 @@ public final class TraceReader implements Iterable<TraceRecord>, Closeable {
             need(b, TraceFormat.FIXED_BODY_BYTES[tag], base, start, "marker");
             String name = string(b.getInt(), base, start);
             blockRecords.add(new MarkerRecord(name, b.getLong(), b.getLong(), b.getLong()));
+          }
+          case TraceFormat.TAG_WORK -> {
+            need(b, TraceFormat.FIXED_BODY_BYTES[tag], base, start, "work");
+            String name = string(b.getInt(), base, start);
+            int device = b.getInt();
+            int stream = b.getInt();
+            long correlation = b.getLong();
+            long time = b.getLong();
+            double flops = b.getDouble();
+            Precision precision = ordinal(PRECISIONS, b.get(), base, start, "precision");
+            blockRecords.add(new WorkRecord(name, device, stream, correlation, time, flops, precision, b.getLong(),
+                b.getLong(), b.getLong(), b.getLong()));
+          }
+          case TraceFormat.TAG_TRAFFIC -> {
+            need(b, TraceFormat.FIXED_BODY_BYTES[tag], base, start, "traffic");
+            int device = b.getInt();
+            long correlation = b.getLong();
+            long time = b.getLong();
+            long read = b.getLong();
+            long written = b.getLong();
+            blockRecords.add(new TrafficRecord(device, correlation, time, read, written, string(b.getInt(), base,
+                start)));
           }
           default -> throw TraceFormatException.corrupt(base + start, "unknown record tag " + tag);
         }

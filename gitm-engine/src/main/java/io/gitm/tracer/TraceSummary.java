@@ -5,6 +5,8 @@ import io.gitm.trace.CopyKind;
 import io.gitm.trace.CopyRecord;
 import io.gitm.trace.KernelRecord;
 import io.gitm.trace.MarkerRecord;
+import io.gitm.trace.TrafficRecord;
+import io.gitm.trace.WorkRecord;
 import io.gitm.trace.MemsetRecord;
 import io.gitm.trace.OverheadRecord;
 import io.gitm.trace.StateSample;
@@ -49,7 +51,7 @@ public record TraceSummary(TraceMeta meta, long fileBytes, long blocks, long rec
 
   /** The record type names, in the order {@link #recordCounts()} lists them. */
   public static final List<String> RECORD_TYPES =
-      List.of("kernel", "copy", "memset", "sync", "api", "overhead", "state", "marker");
+      List.of("kernel", "copy", "memset", "sync", "api", "overhead", "state", "marker", "work", "traffic");
 
   /** Time of all executions of one kernel (by name). */
   public record KernelStat(String name, long count, long totalNs, long minNs, long maxNs) {
@@ -131,6 +133,8 @@ public record TraceSummary(TraceMeta meta, long fileBytes, long blocks, long rec
           counts[7]++;
           threads.add(m.threadId());
         }
+        case WorkRecord w -> counts[8]++;
+        case TrafficRecord t -> counts[9]++;
       }
     }
 

@@ -7,6 +7,8 @@ import io.gitm.trace.CopyRecord;
 import io.gitm.trace.Dim3;
 import io.gitm.trace.KernelRecord;
 import io.gitm.trace.MarkerRecord;
+import io.gitm.trace.TrafficRecord;
+import io.gitm.trace.WorkRecord;
 import io.gitm.trace.MemsetRecord;
 import io.gitm.trace.OverheadRecord;
 import io.gitm.trace.StateField;
@@ -230,6 +232,19 @@ public final class TraceWriter implements TraceSink, Closeable {
         int name = stringId(m.name());
         ensure(1 + TraceFormat.FIXED_BODY_BYTES[TraceFormat.TAG_MARKER]);
         block.put(TraceFormat.TAG_MARKER).putInt(name).putLong(m.threadId()).putLong(m.startNs()).putLong(m.endNs());
+      }
+      case WorkRecord w -> {
+        int name = stringId(w.kernel());
+        ensure(1 + TraceFormat.FIXED_BODY_BYTES[TraceFormat.TAG_WORK]);
+        block.put(TraceFormat.TAG_WORK).putInt(name).putInt(w.device()).putInt(w.stream()).putLong(w.correlationId())
+            .putLong(w.timeNs()).putDouble(w.flops()).put((byte) w.precision().ordinal()).putLong(w.bytesRead())
+            .putLong(w.bytesWritten()).putLong(w.dependentAccesses()).putLong(w.dependentOnChipAccesses());
+      }
+      case TrafficRecord t -> {
+        int source = stringId(t.source());
+        ensure(1 + TraceFormat.FIXED_BODY_BYTES[TraceFormat.TAG_TRAFFIC]);
+        block.put(TraceFormat.TAG_TRAFFIC).putInt(t.device()).putLong(t.correlationId()).putLong(t.timeNs())
+            .putLong(t.bytesRead()).putLong(t.bytesWritten()).putInt(source);
       }
     }
     blockRecords++;

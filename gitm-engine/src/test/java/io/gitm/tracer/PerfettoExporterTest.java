@@ -161,7 +161,7 @@ class PerfettoExporterTest {
       }
     }
     assertThat(threadNames().keySet()).extracting(k -> k.get(1)).doesNotHaveDuplicates();
-    assertThat(result.records()).isEqualTo(16);
+    assertThat(result.records()).isEqualTo(18);
     assertThat(result.events()).isEqualTo(events.size());
   }
 

@@ -9,6 +9,8 @@ import io.gitm.trace.DeviceKind;
 import io.gitm.trace.Dim3;
 import io.gitm.trace.KernelRecord;
 import io.gitm.trace.MarkerRecord;
+import io.gitm.trace.TrafficRecord;
+import io.gitm.trace.WorkRecord;
 import io.gitm.trace.MemoryKind;
 import io.gitm.trace.MemsetRecord;
 import io.gitm.trace.OverheadKind;
@@ -45,6 +47,15 @@ final class Samples {
 
   /** One record of every type, incl. a state sample with only some fields read and one with none. */
   static List<TraceRecord> everyType() {
+    List<TraceRecord> r = new ArrayList<>(everyTypeOfVersion1());
+    r.add(new WorkRecord("void gemm<float, 128>(float const*, float*)", 0, 7, 7, 1_500, 2.5e9,
+        io.gitm.device.Precision.TF32, 3L << 20, 1L << 20, 12, 3));
+    r.add(new TrafficRecord(0, 7, 26_000, 4L << 20, 1L << 20, "sim"));
+    return r;
+  }
+
+  /** Every record type of format version 1. */
+  static List<TraceRecord> everyTypeOfVersion1() {
     Map<StateField, Double> fields = new EnumMap<>(StateField.class);
     fields.put(StateField.SM_CLOCK, 1980.0);
     fields.put(StateField.POWER, 151.25);

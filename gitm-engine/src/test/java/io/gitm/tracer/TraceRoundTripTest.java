@@ -199,7 +199,7 @@ class TraceRoundTripTest {
     crc.update(payload.array());
     ByteArrayOutputStream expected = new ByteArrayOutputStream();
     expected.write("GITMTRC1".getBytes(StandardCharsets.US_ASCII));
-    expected.write(le(1));
+    expected.write(le(2));
     expected.write(le(meta.length));
     expected.write(meta);
     expected.write(le(payload.capacity()));
@@ -214,7 +214,7 @@ class TraceRoundTripTest {
   }
 
   /**
-   * {@code tracer/golden-v1.gtrace} holds {@link Samples#everyType()} with {@link Samples#META} in one block: a fixed
+   * {@code tracer/golden-v2.gtrace} holds {@link Samples#everyType()} with {@link Samples#META} in one block: a fixed
    * reference for other writers of the format (the C injection library). Set {@code -Dgitm.regenerateGolden=true}
    * to rewrite it after a deliberate format change.
    */
@@ -223,12 +223,12 @@ class TraceRoundTripTest {
     Path f = dir.resolve("golden.gtrace");
     Samples.write(f, Samples.META, Samples.everyType());
     if (Boolean.getBoolean("gitm.regenerateGolden")) {
-      Files.copy(f, Path.of("src/test/resources/tracer/golden-v1.gtrace"),
+      Files.copy(f, Path.of("src/test/resources/tracer/golden-v2.gtrace"),
           java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     }
     byte[] golden;
-    try (var in = TraceRoundTripTest.class.getResourceAsStream("/tracer/golden-v1.gtrace")) {
-      assertThat(in).as("test resource tracer/golden-v1.gtrace").isNotNull();
+    try (var in = TraceRoundTripTest.class.getResourceAsStream("/tracer/golden-v2.gtrace")) {
+      assertThat(in).as("test resource tracer/golden-v2.gtrace").isNotNull();
       golden = in.readAllBytes();
     }
     assertThat(Files.readAllBytes(f)).isEqualTo(golden);
@@ -240,6 +240,20 @@ class TraceRoundTripTest {
       r.read(back::add);
       assertThat(back).containsExactlyElementsOf(Samples.everyType());
       assertThat(r.blocks()).isEqualTo(1);
+    }
+  }
+
+  /** A version-1 file (written before work and traffic records existed) still reads back whole. */
+  @Test
+  void aVersion1FileStillReads() throws Exception {
+    Path copy = dir.resolve("v1.gtrace");
+    try (var in = TraceRoundTripTest.class.getResourceAsStream("/tracer/golden-v1.gtrace")) {
+      Files.write(copy, in.readAllBytes());
+    }
+    try (TraceReader r = TraceReader.open(copy)) {
+      List<TraceRecord> back = new ArrayList<>();
+      r.read(back::add);
+      assertThat(back).containsExactlyElementsOf(Samples.everyTypeOfVersion1());
     }
   }
 

@@ -33,6 +33,8 @@ import io.gitm.trace.CopyRecord;
 import io.gitm.trace.DeviceKind;
 import io.gitm.trace.Dim3;
 import io.gitm.trace.KernelRecord;
+import io.gitm.trace.TrafficRecord;
+import io.gitm.trace.WorkRecord;
 import io.gitm.trace.MemoryKind;
 import io.gitm.trace.MemsetRecord;
 import io.gitm.trace.StateField;
@@ -330,6 +332,10 @@ public final class SimDevice implements Device {
     activity.addKernel(start, end, (double) r.smsUsed() / spec.hardware().multiprocessors(), r.memoryBoundShare());
     finish(s, end);
     if (tracer.on()) {
+      if (fixedNs < 0 && work != null) {
+        tracer.emit(WorkRecord.of(name, DEVICE, s.id, corr, host, work));
+        tracer.emit(new TrafficRecord(DEVICE, corr, end, w.bytesRead(), w.bytesWritten(), "sim"));
+      }
       tracer.emit(new KernelRecord(name, DEVICE, s.id, corr, start, end, config.grid(), config.block(),
           KernelTiming.ASSUMED_REGISTERS, 0, config.dynamicSharedBytes()));
     }

@@ -33,7 +33,7 @@ class RecordDigestTest {
    * SHA-256 of every record's fields (API records without the host thread id) and the event brackets' readings of
    * {@link #scenario}.
    */
-  private static final String RECORDS = "3c6f39223ce6b9875ab599f4dae554efce6a8d7ce9c6d67c396d6326b59a638a";
+  private static final String RECORDS = "6c24b7516215a6b5bad576cf890a0b15d73db2448a875acd368de0d45eb819c5";
   /** SHA-256 of the scenario's final device buffer (the saxpy output). */
   private static final String OUTPUT = "01626bec343cee6c1c0256847b28cfd9e1aac853a8335c7e6a2faf78627ca70c";
 

@@ -519,6 +519,27 @@ final class CudaDevice implements Device {
     } catch (Throwable t) {
       throw Native.rethrow(t);
     }
+    recordWork(kernel.def(), config, stream(stream), args);
+  }
+
+  /**
+   * Hands the launch's declared work to a running CUPTI session (matched to the kernel's execution by order on its
+   * stream). Launches captured into a graph are left out: their executions come at each replay. A work model that
+   * cannot evaluate here (e.g. it reads device memory through a host view only the simulator has) is left out too.
+   */
+  private void recordWork(io.gitm.device.KernelDef def, LaunchConfig config, CudaStream s, Object[] args) {
+    if (!(tracer instanceof io.gitm.nvidia.cupti.CuptiTracer ct) || !ct.running() || s.capturing) {
+      return;
+    }
+    io.gitm.device.Work w;
+    try {
+      w = def.work().apply(config, args);
+    } catch (RuntimeException e) {
+      return;
+    }
+    if (w != null) {
+      ct.annotate(io.gitm.trace.WorkRecord.of(def.entry(), info.ordinal(), s.id(), 0, clock().nanos(), w));
+    }
   }
 
   @Override
@@ -529,6 +550,7 @@ final class CudaDevice implements Device {
     }
     enter();
     check(Cu.cuStreamBeginCapture, call(Cu.cuStreamBeginCapture, s.handle(), Cu.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+    s.capturing = true;
   }
 
   @Override
@@ -537,6 +559,7 @@ final class CudaDevice implements Device {
     enter();
     try (Arena a = Arena.ofConfined()) {
       MemorySegment pg = a.allocate(ValueLayout.ADDRESS);
+      s.capturing = false;
       check(Cu.cuStreamEndCapture, call(Cu.cuStreamEndCapture, s.handle(), pg));
       MemorySegment graph = pg.get(ValueLayout.ADDRESS, 0);
       try {

@@ -16,6 +16,8 @@ final class CudaStream implements Stream {
   private final int priority;
   private final boolean owned;
   private final AtomicBoolean closed = new AtomicBoolean();
+  /** Whether work queued now is being captured into a graph (not run). */
+  volatile boolean capturing;
 
   CudaStream(CudaDevice device, MemorySegment handle, int id, int priority, boolean owned) {
     this.device = device;

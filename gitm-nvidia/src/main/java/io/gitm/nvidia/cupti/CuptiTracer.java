@@ -373,6 +373,28 @@ public final class CuptiTracer implements EventTracer {
     }
   }
 
+  /** Whether a session is delivering records now. */
+  public boolean running() {
+    return sink != null;
+  }
+
+  /**
+   * Delivers a record the host produced itself (the declared work of a launch) to the running session's sink, on the
+   * calling thread; nothing when no session runs.
+   */
+  public void annotate(TraceRecord r) {
+    TraceSink out = sink;
+    if (out == null) {
+      return;
+    }
+    try {
+      out.accept(r);
+    } catch (RuntimeException e) {
+      sinkErrors.increment();
+      firstError.compareAndSet(null, e);
+    }
+  }
+
   private void count(TraceRecord r) {
     switch (r) {
       case KernelRecord k -> kernels.increment();
