@@ -1,0 +1,59 @@
+package io.gitm.planner;
+
+import java.util.List;
+
+/**
+ * The execution graph a job should have had: one node per device operation of the captured launch sequence, with
+ * the time the model predicts for it, and the dependencies that follow from stream order, stream waits and host
+ * synchronizations (which decide what is predicted to run concurrently).
+ *
+ * <p>The structure (which operations, on which streams, in which order) is the job's own: a managed workload fixes it
+ * and the trace records it. The times are predicted: from the declared work at the calibrated ceilings
+ * ({@link Basis#MODEL}), or from the operation's own history and its peers where no work is declared
+ * ({@link Basis#EMPIRICAL}).
+ *
+ * @param nodes device operations in start order
+ * @param modelNodes how many nodes carry a model-based prediction
+ * @param concurrentPairs pairs of nodes (on different streams, with no dependency between them, both issued while
+ *     the other was outstanding) that are predicted to overlap; each pair is {@code {a, b}} node indices, at most
+ *     one pair per node and other stream
+ */
+public record Graph(List<Node> nodes, int modelNodes, List<int[]> concurrentPairs, String hardwareSource) {
+  public Graph {
+    nodes = List.copyOf(nodes);
+    concurrentPairs = List.copyOf(concurrentPairs);
+  }
+
+  /** Where a prediction comes from. */
+  public enum Basis {
+    /** The roofline over the operation's declared work at the calibrated ceilings. */
+    MODEL,
+    /** The operation's own history (kernels of the same name) where no work is declared. */
+    EMPIRICAL
+  }
+
+  /** What a node is. */
+  public enum Kind {
+    KERNEL, COPY, MEMSET
+  }
+
+  /**
+   * One device operation and its prediction.
+   *
+   * @param index position in {@link Graph#nodes()}
+   * @param launchNs host time the operation was issued (its API call's start; its own start when unknown)
+   * @param startNs observed start; {@code endNs} observed end
+   * @param lowerNs the roofline lower bound at the calibrated clock: no execution can be faster
+   * @param upperNs the bound above which the execution is judged too slow
+   * @param predictedBytes bytes the operation should move (declared work, or the copy size); -1 when unknown
+   * @param measuredBytes bytes it was measured to move (simulated device or profiler); -1 when not measured
+   * @param memoryBound whether its lower bound is set by bytes rather than flops
+   */
+  public record Node(int index, Kind kind, String name, int device, int stream, long correlationId, long launchNs,
+      long startNs, long endNs, double lowerNs, double upperNs, long predictedBytes, long measuredBytes,
+      boolean memoryBound, Basis basis) {
+    public long durationNs() {
+      return endNs - startNs;
+    }
+  }
+}
