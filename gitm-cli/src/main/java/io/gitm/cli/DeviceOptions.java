@@ -54,6 +54,21 @@ final class DeviceOptions {
     return c;
   }
 
+  /** The request the chosen device is opened with (also what the apply phase reopens). */
+  DeviceRequest request() {
+    Map<String, String> opts = new LinkedHashMap<>();
+    if (simPreset != null) {
+      opts.put("preset", simPreset);
+    }
+    if (simSeed != null) {
+      opts.put("seed", Long.toString(simSeed));
+    }
+    if (faults != null) {
+      opts.put("faults", faults);
+    }
+    return new DeviceRequest(ordinal, SchedulingMode.AUTO, opts);
+  }
+
   /** Opens the chosen device; invalid simulator options become one-line usage errors. */
   Device open(CommandLine cl, Devices.Choice c) {
     Map<String, String> opts = new LinkedHashMap<>();

@@ -1,0 +1,120 @@
+package io.gitm.optimizer.qualification;
+
+import io.gitm.agents.Candidate;
+import io.gitm.optimizer.Analysis;
+import io.gitm.optimizer.attribution.Cause;
+import io.gitm.planner.Graph;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The qualification gate: a fingerprint of the workload, the headroom it implies, and whether the target is
+ * reachable — or which floor stops it.
+ *
+ * <p>The floor: levers change how the job runs, not its kernels' code, so the job cannot go faster than its kernels
+ * each at their fastest observed execution, back to back ({@code kernelFloorNs}). The headroom is the lesser of what
+ * the floor allows and what the ranked levers predict (the best prediction per cause they address, compounded).
+ *
+ * @param fingerprint name → value, with units in the name's suffix ({@code _pct}, {@code _us}, {@code _per_s})
+ * @param floorHeadroom the improvement the floor allows (0.4 = 40%)
+ * @param predictedHeadroom the improvement the ranked levers predict together
+ * @param reachable whether {@code min(floor, predicted)} reaches the target
+ * @param diagnosis one paragraph: why the target is or is not reachable, naming the floor
+ */
+public record Qualification(Map<String, Double> fingerprint, double floorHeadroom, double predictedHeadroom,
+    double target, boolean reachable, String diagnosis) {
+  public Qualification {
+    fingerprint = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(fingerprint));
+  }
+
+  public double headroom() {
+    return Math.min(floorHeadroom, predictedHeadroom);
+  }
+
+  public String summary() {
+    return String.format(Locale.ROOT, "headroom %.0f%% (floor %.0f%%, levers %.0f%%): target %s", headroom() * 100,
+        floorHeadroom * 100, predictedHeadroom * 100, reachable ? "reachable" : "not reachable");
+  }
+
+  public static Qualification of(Analysis.Result a, List<Candidate> candidates, double target) {
+    Map<String, Double> f = new LinkedHashMap<>();
+    double span = Math.max(1, a.spanNs());
+    double kernelNs = 0;
+    double copyNs = 0;
+    long kernels = 0;
+    long memoryBound = 0;
+    Map<String, Long> fastest = new HashMap<>();
+    Map<String, Long> count = new HashMap<>();
+    double roofline = 0;
+    for (Graph.Node n : a.graph().nodes()) {
+      if (n.kind() == Graph.Kind.KERNEL) {
+        kernels++;
+        kernelNs += n.durationNs();
+        roofline += n.lowerNs();
+        if (n.memoryBound()) {
+          memoryBound++;
+        }
+        fastest.merge(n.name(), n.durationNs(), Math::min);
+        count.merge(n.name(), 1L, Long::sum);
+      } else {
+        copyNs += n.durationNs();
+      }
+    }
+    double floor = 0;
+    for (Map.Entry<String, Long> e : fastest.entrySet()) {
+      floor += e.getValue() * (double) count.get(e.getKey());
+    }
+    f.put("kernels", (double) kernels);
+    f.put("distinct_kernels", (double) fastest.size());
+    f.put("launch_rate_per_s", kernels / (span / 1e9));
+    f.put("mean_kernel_us", kernels == 0 ? 0 : kernelNs / kernels / 1e3);
+    f.put("kernel_time_pct", 100 * kernelNs / span);
+    f.put("copy_time_pct", 100 * copyNs / span);
+    f.put("idle_pct", 100 * (1 - a.busyNs() / span));
+    f.put("memory_bound_kernels_pct", kernels == 0 ? 0 : 100.0 * memoryBound / kernels);
+    f.put("kernels_vs_roofline_x", roofline > 0 ? kernelNs / roofline : Double.NaN);
+    f.put("streams", a.facts().getOrDefault("streams", 0.0));
+    f.put("concurrent_pairs", (double) a.concurrentPairs());
+    double floorHeadroom = floor <= 0 ? 0 : span / floor - 1;
+    // the best prediction per addressed cause, compounded
+    Map<Cause, Double> best = new HashMap<>();
+    double unattributed = 1;
+    for (Candidate c : candidates) {
+      if (c.lever().addresses().isEmpty()) {
+        unattributed = Math.max(unattributed, c.predictedGain());
+      }
+      for (Cause cause : c.lever().addresses()) {
+        best.merge(cause, c.predictedGain(), Math::max);
+      }
+    }
+    double predicted = unattributed;
+    for (double g : best.values()) {
+      predicted *= Math.max(1, g);
+    }
+    predicted -= 1;
+    double head = Math.min(floorHeadroom, predicted);
+    boolean reachable = head >= target;
+    String diagnosis;
+    double nonKernel = 100 * (1 - kernelNs / span);
+    double nearFastest = kernelNs <= 0 ? 0 : 100 * (kernelNs / floor - 1);
+    if (reachable) {
+      diagnosis = String.format(Locale.ROOT, "The target of %.0f%% looks reachable: non-kernel time is %.0f%% of the"
+          + " span and the ranked levers predict %.0f%% together (the kernels' floor allows %.0f%%).", target * 100,
+          nonKernel, predicted * 100, floorHeadroom * 100);
+    } else if (floorHeadroom < target) {
+      diagnosis = String.format(Locale.ROOT, "The target of %.0f%% is not reachable: kernels take %.0f%% of the span"
+          + " and are already within %.0f%% of their fastest executions; non-kernel time is %.0f%%; at most %.0f%% is"
+          + " reachable without changing the kernels.", target * 100, 100 - nonKernel, nearFastest, nonKernel,
+          floorHeadroom * 100);
+    } else {
+      diagnosis = String.format(Locale.ROOT, "The target of %.0f%% is not predicted: the kernels' floor would allow"
+          + " %.0f%% (non-kernel time is %.0f%%), but the applicable levers predict only %.0f%% together; the run"
+          + " still applies whatever passes the gates.", target * 100, floorHeadroom * 100, nonKernel,
+          predicted * 100);
+    }
+    return new Qualification(f, floorHeadroom, predicted, target, reachable, diagnosis);
+  }
+}

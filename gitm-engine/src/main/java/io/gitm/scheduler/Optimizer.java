@@ -1,0 +1,182 @@
+package io.gitm.scheduler;
+
+import io.gitm.agents.Agent;
+import io.gitm.agents.Candidate;
+import io.gitm.agents.Gate;
+import io.gitm.agents.ManagedJob;
+import io.gitm.agents.TrialRecord;
+import io.gitm.api.Ticker;
+import io.gitm.device.DeviceInfo;
+import io.gitm.device.DeviceProvider;
+import io.gitm.device.DeviceRequest;
+import io.gitm.device.HardwareSpec;
+import io.gitm.kernels.Lever;
+import io.gitm.kernels.LeverContext;
+import io.gitm.kernels.Levers;
+import io.gitm.kernels.Setup;
+import io.gitm.optimizer.Analysis;
+import io.gitm.optimizer.attribution.Hypothesis;
+import io.gitm.optimizer.qualification.Qualification;
+import io.gitm.optimizer.replay.Counterfactual;
+import io.gitm.sim.SimSpec;
+import io.gitm.trace.TraceMeta;
+import io.gitm.trace.TraceRecord;
+import io.gitm.workload.Workload;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Phases 2 to 4 of a run, after the profile: attribute (the analysis of the profile's trace), rank (the applicable
+ * levers, each with its gain predicted by counterfactual replay, or the library's prior), apply (the agent tries
+ * them on the live job behind rollback gates). Phase 5, the report, is the caller's. Each phase may use the time up
+ * to its deadline in the {@link PhasePlan}, so a phase that finishes early hands its time on; the apply phase also
+ * takes the report phase's window but for a reserve ({@link #reportReserve}), since writing the report takes
+ * seconds.
+ */
+public final class Optimizer {
+  private Optimizer() {}
+
+  /** What the caller is told as the run goes (progress display, journal). */
+  public interface Events {
+    void phaseStarted(Phase phase, Duration window);
+
+    void phaseEnded(Phase phase, Duration used, String summary);
+
+    void trialDone(TrialRecord trial);
+  }
+
+  /**
+   * @param target the improvement to reach (0.15 = 15%)
+   * @param blockIterations iterations of the workload per gate block
+   * @param allowDeviceSettings whether class-C levers may be used (simulated device only)
+   * @param onlyLevers when not empty, only these lever ids are considered
+   */
+  public record Options(double target, int blockIterations, Gate.Options gate, boolean allowDeviceSettings,
+      List<String> onlyLevers) {
+    public Options {
+      onlyLevers = List.copyOf(onlyLevers == null ? List.of() : onlyLevers);
+    }
+  }
+
+  /** What phases 2–4 produced. */
+  public record Outcome(Analysis.Result analysis, List<Candidate> candidates, Map<String, Counterfactual.Prediction>
+      predictions, double replayModelError, Qualification qualification, Agent.Result agent,
+      Map<Phase, Duration> used, Map<String, String> notApplicable) {}
+
+  /** The window the report phase keeps: a tenth of it, at least 5 s, at most its whole window. */
+  public static Duration reportReserve(PhasePlan plan) {
+    Duration w = plan.window(Phase.REPORT).length();
+    Duration r = w.dividedBy(10);
+    Duration min = Duration.ofSeconds(5);
+    return r.compareTo(min) < 0 ? (w.compareTo(min) < 0 ? w : min) : r;
+  }
+
+  /**
+   * Runs attribute, rank and apply.
+   *
+   * @param startNanos the run's start on {@code wall}
+   * @param completed trials of an interrupted earlier run (resume); empty otherwise
+   */
+  public static Outcome run(Workload workload, DeviceProvider provider, DeviceRequest request, DeviceInfo info,
+      Path dataDir, TraceMeta meta, List<TraceRecord> trace, HardwareSpec hw, SimSpec replaySpec, PhasePlan plan,
+      Ticker wall, long startNanos, Options options, Events events, List<TrialRecord> completed) {
+    Map<Phase, Duration> used = new EnumMap<>(Phase.class);
+
+    // phase 2: attribute
+    long t = wall.nanos();
+    events.phaseStarted(Phase.ATTRIBUTE, plan.remaining(Phase.ATTRIBUTE, since(wall, startNanos)));
+    Analysis.Result analysis = Analysis.analyze(meta, trace, hw);
+    used.put(Phase.ATTRIBUTE, since(wall, t));
+    events.phaseEnded(Phase.ATTRIBUTE, used.get(Phase.ATTRIBUTE), analysis.violations().size() + " violations, "
+        + analysis.hypotheses().size() + " hypotheses" + (analysis.hypotheses().isEmpty() ? ""
+            : "; top: " + analysis.hypotheses().getFirst().cause().label()));
+
+    // phase 3: rank
+    t = wall.nanos();
+    events.phaseStarted(Phase.RANK, plan.remaining(Phase.RANK, since(wall, startNanos)));
+    Setup shipped = Setup.shipped();
+    Map<String, Double> facts = new HashMap<>(analysis.facts());
+    facts.put(LeverContext.FACT_HOST_CPUS, (double) Runtime.getRuntime().availableProcessors());
+    LeverContext context = new LeverContext(workload.spec(), info, analysis.hypotheses(), facts,
+        options.allowDeviceSettings(), shipped);
+    Map<String, String> notApplicable = new java.util.LinkedHashMap<>();
+    List<Lever> levers = new ArrayList<>();
+    for (Lever l : Levers.candidates(context)) {
+      if (!options.onlyLevers().isEmpty() && !options.onlyLevers().contains(l.id())) {
+        continue;
+      }
+      Lever.Applicability a = l.check(context);
+      if (a.applies()) {
+        levers.add(l);
+      } else {
+        notApplicable.put(l.id(), a.reason());
+      }
+    }
+    Optional<Counterfactual> cf = Counterfactual.of(trace, replaySpec);
+    Map<String, Counterfactual.Prediction> predictions = new java.util.LinkedHashMap<>();
+    List<Candidate> candidates = new ArrayList<>();
+    Duration rankDeadline = plan.deadline(Phase.RANK);
+    for (Lever l : levers) {
+      Counterfactual.Prediction p = null;
+      if (cf.isPresent() && since(wall, startNanos).compareTo(rankDeadline) < 0) {
+        p = cf.get().predict(l);
+        predictions.put(l.id(), p);
+      }
+      if (p != null && p.modelled()) {
+        candidates.add(Candidate.replay(l, Math.max(0.05, 1 + p.gain()), Math.max(0.005, p.uncertainty())));
+      } else {
+        double prior = prior(l, analysis.hypotheses());
+        candidates.add(Candidate.prior(l, 1 + prior, Math.max(0.02, prior)));
+      }
+    }
+    candidates.sort(Comparator.comparingDouble(Candidate::predictedGain).reversed());
+    Qualification q = Qualification.of(analysis, candidates, options.target());
+    used.put(Phase.RANK, since(wall, t));
+    events.phaseEnded(Phase.RANK, used.get(Phase.RANK), candidates.size() + " applicable levers ranked"
+        + (cf.isPresent() ? " by counterfactual replay" : " by prior (no replay: the trace has no host calls)")
+        + "; " + q.summary());
+
+    // phase 4: apply
+    t = wall.nanos();
+    Duration applyEnd = plan.budget().duration().minus(reportReserve(plan));
+    events.phaseStarted(Phase.APPLY, applyEnd.minus(since(wall, startNanos)));
+    Agent.Options ao = Agent.Options.defaults().withGate(options.gate()).withTarget(options.target())
+        .withOutputTolerance(workload.spec().outputTolerance());
+    Agent agent = new Agent(wall, ao);
+    Agent.Result result;
+    try (ManagedJob job = new ManagedJob(workload, provider, request, dataDir, options.blockIterations())) {
+      result = agent.optimize(job, shipped, candidates, context, startNanos + applyEnd.toNanos(), events::trialDone,
+          completed);
+    }
+    used.put(Phase.APPLY, since(wall, t));
+    events.phaseEnded(Phase.APPLY, used.get(Phase.APPLY), result.detail());
+    return new Outcome(analysis, candidates, predictions, cf.map(Counterfactual::modelError).orElse(Double.NaN), q,
+        result, used, notApplicable);
+  }
+
+  /**
+   * A lever's expected gain without a replay model: the effect of the attributed causes it addresses (what removing
+   * that lost time would give), else a small prior so it is still tried when time allows.
+   */
+  static double prior(Lever l, List<Hypothesis> hypotheses) {
+    double lost = 0;
+    for (Hypothesis h : hypotheses) {
+      if (l.addresses().contains(h.cause())) {
+        lost += h.effect() * h.confidence();
+      }
+    }
+    lost = Math.min(0.9, lost);
+    return lost > 0 ? 1 / (1 - lost) - 1 : 0.01;
+  }
+
+  static Duration since(Ticker wall, long t) {
+    return Duration.ofNanos(Math.max(0, wall.nanos() - t));
+  }
+}
