@@ -166,7 +166,8 @@ public final class Agent {
    * @param promisingChance the chance of a real gain (at least the gate's minimum) below which an untried lever is
    *     not promising: such levers are skipped once the target is reached
    * @param maxPairs the most pair trials of the second pass
-   * @param confirm whether to end with a confirmation gate of the original against the final setup
+   * @param confirm whether to end with a confirmation gate of the original against the final setup (when time
+   *     allows); a final setup it does not find significantly better is given up for the original
    */
   public record Options(Gate.Options gate, double target, double outputTolerance, Duration expectedTrial,
       double promisingChance, int maxPairs, boolean confirm) {
@@ -252,6 +253,7 @@ public final class Agent {
     private boolean skippedForTarget;
     private StopReason stopped;
     private String stopDetail = "";
+    private String note = "";
 
     Search(Job job, Setup anchor, List<Candidate> candidates, LeverContext context, long deadline,
         Listener listener, List<TrialRecord> completed) {
@@ -395,9 +397,7 @@ public final class Agent {
         anchor = original;
         kept.clear();
         chainedGain = 1;
-        if (stopped == null) {
-          stop(targetReached() ? StopReason.TARGET_REACHED : StopReason.EXHAUSTED, why);
-        }
+        note = "; " + why;
       } else if (v.outcome() == Outcome.OUT_OF_BUDGET && !Thread.currentThread().isInterrupted()) {
         outOfTime = true;
       }
@@ -539,7 +539,8 @@ public final class Agent {
 
     private Result result(StopReason reason, String detail) {
       String gain = String.format(Locale.ROOT, "; kept %s, chained gain %.4f", ids(kept), chainedGain);
-      return new Result(original, anchor, ids(kept), trials, chainedGain, reason, detail + gain, notTried, reused);
+      return new Result(original, anchor, ids(kept), trials, chainedGain, reason, detail + note + gain, notTried,
+          reused);
     }
   }
 

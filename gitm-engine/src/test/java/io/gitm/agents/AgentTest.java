@@ -369,6 +369,43 @@ class AgentTest {
   }
 
   @Test
+  void anInterruptedSearchStopsAndSaysSo() {
+    SyntheticJob job = new SyntheticJob(22).effect("a", 1.2);
+    Thread.currentThread().interrupt();
+    Result r;
+    try {
+      r = optimize(job, List.of(replay(SyntheticLever.a("a"), 1.2)));
+    } finally {
+      assertThat(Thread.interrupted()).as("the interrupt is left set").isTrue();
+    }
+    assertThat(r.stopReason()).isEqualTo(StopReason.INTERRUPTED);
+    assertThat(r.anchor()).isEqualTo(SHIPPED);
+    assertThat(job.totalOpens()).isZero();
+  }
+
+  @Test
+  void aChancePassThatTheConfirmationDoesNotReproduceIsGivenUp() {
+    // Seed chosen by the search below: a search of four do-nothing levers whose gate kept one by chance.
+    for (long seed = 0; seed < 200; seed++) {
+      SyntheticJob job = new SyntheticJob(seed).noise(0.05);
+      List<Candidate> candidates = new ArrayList<>();
+      for (String id : List.of("a", "b", "c", "d")) {
+        candidates.add(replay(SyntheticLever.a(id), 1.1));
+      }
+      Result r = optimize(job, candidates, OPTIONS.withGate(OPTIONS.gate().withSeed(seed)));
+      if (r.trials().stream().anyMatch(t -> t.kind() != Kind.CONFIRMATION && t.kept())) {
+        assertThat(r.confirmation()).get().extracting(t -> t.verdict().outcome()).isNotEqualTo(Outcome.KEPT);
+        assertThat(r.anchor()).isEqualTo(SHIPPED);
+        assertThat(r.keptLevers()).isEmpty();
+        assertThat(r.totalGain()).isEqualTo(1);
+        assertThat(r.detail()).contains("back to the original setup");
+        return;
+      }
+    }
+    throw new AssertionError("no seed in 200 gave a chance pass; the scenario no longer reproduces one");
+  }
+
+  @Test
   void badInputsAreRefusedWithAMessage() {
     Agent agent = new Agent(new FakeTicker(), OPTIONS);
     SyntheticJob job = new SyntheticJob(21);
