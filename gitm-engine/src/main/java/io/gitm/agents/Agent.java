@@ -1,0 +1,572 @@
+package io.gitm.agents;
+
+import io.gitm.agents.TrialRecord.Kind;
+import io.gitm.agents.Verdict.Arm;
+import io.gitm.agents.Verdict.Outcome;
+import io.gitm.api.Ticker;
+import io.gitm.kernels.Lever;
+import io.gitm.kernels.LeverContext;
+import io.gitm.kernels.SafetyClass;
+import io.gitm.kernels.Setup;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The agent that applies levers to a live job: a controller whose anchor is the last setup known to be good and
+ * whose veto is the {@link Gate}.
+ *
+ * <p>It ranks the candidates by expected gain times the chance that the gain is real, per unit of trial cost, and
+ * tries them one at a time on top of the current anchor, so that the levers it keeps accumulate. After that pass it
+ * tries, two at a time, the levers whose trial was inconclusive but did not rule out a gain (a lever may help only in
+ * combination with another). A lever whose trial crashed, hung, ran out of memory, failed the device, produced NaN or
+ * changed the output is never tried again. It stops at the deadline (a trial is not started when the longest trial
+ * so far would end past it), or when the target is reached and nothing promising is left, or when all is tried.
+ * When time allows it then confirms the result with one more gate, the original setup against the final one: a
+ * replication on fresh blocks. A final setup that this confirmation does not find significantly better (it may be
+ * better by less than the minimum gain), or finds failing, is given up for the original: after many trials one of
+ * them passes the gate by chance now and then, and the confirmation keeps such a chance pass from being the result.
+ *
+ * <p>The anchor only ever moves to a setup that passed the gate, so the job is never left worse than it was.
+ *
+ * <p>Class-B levers move the output a little each; the agent lets each kept class-B trial spend part of the
+ * workload's tolerance (its measured output difference) and gives the next class-B trial only what is left, so that
+ * the final output stays within tolerance of the original's, not only of the previous anchor's.
+ *
+ * <p>A search can be resumed: given the trials of an interrupted search, the agent replays its decisions, reusing
+ * each earlier trial's verdict (and the anchor it produced) instead of running it again.
+ */
+public final class Agent {
+  private final Ticker ticker;
+  private final Options options;
+  private final Gate gate;
+
+  public Agent(Ticker ticker, Options options) {
+    if (ticker == null || options == null) {
+      throw new IllegalArgumentException("an agent needs a ticker and options");
+    }
+    this.ticker = ticker;
+    this.options = options;
+    this.gate = new Gate(ticker, options.gate());
+  }
+
+  public Options options() {
+    return options;
+  }
+
+  /**
+   * Searches for a better setup of {@code job}.
+   *
+   * @param anchor the setup the job runs under now (its shipped setup): the first anchor
+   * @param candidates the levers to try, with their predictions; ids must be unique
+   * @param context what levers check their preconditions against and where the output tolerance comes from (the
+   *     workload's; {@link Options#outputTolerance()} when there is no workload)
+   * @param deadlineNanos a reading of the agent's ticker by which the search must be over
+   * @param listener told of every trial run (not of the ones reused from {@code completed}) as soon as it is done
+   * @param completed trials of an earlier, interrupted search of the same job; empty for a fresh search
+   */
+  public Result optimize(Job job, Setup anchor, List<Candidate> candidates, LeverContext context,
+      long deadlineNanos, Listener listener, List<TrialRecord> completed) {
+    if (job == null || anchor == null || candidates == null || context == null || listener == null
+        || completed == null) {
+      throw new IllegalArgumentException(
+          "the agent needs a job, an anchor, candidates, a context, a listener and completed trials (may be empty)");
+    }
+    return new Search(job, anchor, candidates, context, deadlineNanos, listener, completed).run();
+  }
+
+  /** Told of each trial as soon as it is done, so that the caller can journal it and show progress. */
+  @FunctionalInterface
+  public interface Listener {
+    void trialDone(TrialRecord trial);
+
+    static Listener none() {
+      return t -> {};
+    }
+  }
+
+  /** Why the search ended. */
+  public enum StopReason {
+    /** The target was reached and nothing promising was left to try. */
+    TARGET_REACHED,
+    /** Every candidate (and every promising pair) was tried. */
+    EXHAUSTED,
+    /** The next trial could not have finished before the deadline. */
+    DEADLINE,
+    /** No candidate applies. */
+    NO_CANDIDATES,
+    /** The anchor itself failed in consecutive trials: nothing can be measured against it. */
+    ANCHOR_FAILED,
+    /** The thread running the search was interrupted. */
+    INTERRUPTED
+  }
+
+  /**
+   * The outcome of a search.
+   *
+   * @param original the setup the search started from
+   * @param anchor the setup to run the job under: the original, or one that passed the gate
+   * @param keptLevers the ids of the levers {@code anchor} has, in the order they were kept
+   * @param trials every trial, in order, reused ones included
+   * @param chainedGain the product of the kept trials' measured gains: the improvement of {@code anchor} over
+   *     {@code original} as the chain of gates measured it (1 when nothing was kept)
+   * @param stopReason why the search ended
+   * @param detail one line for people about how it ended
+   * @param notTried candidates that were not tried at all, by lever id, with the reason
+   * @param reusedTrials how many of {@code trials} were reused from the earlier search
+   */
+  public record Result(Setup original, Setup anchor, List<String> keptLevers, List<TrialRecord> trials,
+      double chainedGain, StopReason stopReason, String detail, Map<String, String> notTried, int reusedTrials) {
+    public Result {
+      keptLevers = List.copyOf(keptLevers);
+      trials = List.copyOf(trials);
+      notTried = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(notTried));
+    }
+
+    /** The final gate of the original setup against the final one, when there was time for it. */
+    public Optional<TrialRecord> confirmation() {
+      return trials.stream().filter(t -> t.kind() == Kind.CONFIRMATION).reduce((a, b) -> b);
+    }
+
+    /**
+     * The improvement of {@code anchor} over {@code original}: as the confirmation measured it directly when it
+     * ran to the end, else {@link #chainedGain()}; 1 when the anchor is the original.
+     */
+    public double totalGain() {
+      if (anchor.equals(original)) {
+        return 1;
+      }
+      return confirmation().map(TrialRecord::verdict).filter(Verdict::complete).map(Verdict::gain)
+          .orElse(chainedGain);
+    }
+
+    /** Whether the target was reached, going by {@link #totalGain()}. */
+    public boolean reached(double target) {
+      return totalGain() >= 1 + target;
+    }
+  }
+
+  /**
+   * How the agent searches.
+   *
+   * @param gate how each trial is measured and decided
+   * @param target the improvement to reach, as a fraction (0.15 = 15%)
+   * @param outputTolerance the class-B output tolerance for a job without a workload spec (a process job); a
+   *     managed workload's own tolerance is used otherwise
+   * @param expectedTrial the wall time one trial is expected to take before any was measured: weighs a lever's extra
+   *     trial cost in the ranking and, when positive, keeps the first trial from starting too close to the deadline
+   * @param promisingChance the chance of a real gain (at least the gate's minimum) below which an untried lever is
+   *     not promising: such levers are skipped once the target is reached
+   * @param maxPairs the most pair trials of the second pass
+   * @param confirm whether to end with a confirmation gate of the original against the final setup (when time
+   *     allows); a final setup it does not find significantly better is given up for the original
+   */
+  public record Options(Gate.Options gate, double target, double outputTolerance, Duration expectedTrial,
+      double promisingChance, int maxPairs, boolean confirm) {
+    public Options {
+      if (gate == null) {
+        throw new IllegalArgumentException("agent options need gate options");
+      }
+      if (!(target >= 0) || Double.isInfinite(target)) {
+        throw new IllegalArgumentException("target must be a finite fraction >= 0, got " + target);
+      }
+      if (!(outputTolerance >= 0) || Double.isInfinite(outputTolerance)) {
+        throw new IllegalArgumentException("output tolerance must be a finite number >= 0, got " + outputTolerance);
+      }
+      if (expectedTrial == null || expectedTrial.isNegative()) {
+        throw new IllegalArgumentException("expected trial time must be >= 0, got " + expectedTrial);
+      }
+      if (!(promisingChance >= 0 && promisingChance <= 1)) {
+        throw new IllegalArgumentException("promising chance must be in [0, 1], got " + promisingChance);
+      }
+      if (maxPairs < 0) {
+        throw new IllegalArgumentException("max pairs must be >= 0, got " + maxPairs);
+      }
+    }
+
+    /**
+     * Default gate options, target 15%, output tolerance 0 for process jobs, no expected trial time, promising
+     * chance 0.1, at most 15 pairs, confirmation on.
+     */
+    public static Options defaults() {
+      return new Options(Gate.Options.defaults(), 0.15, 0, Duration.ZERO, 0.1, 15, true);
+    }
+
+    public Options withGate(Gate.Options g) {
+      return new Options(g, target, outputTolerance, expectedTrial, promisingChance, maxPairs, confirm);
+    }
+
+    public Options withTarget(double t) {
+      return new Options(gate, t, outputTolerance, expectedTrial, promisingChance, maxPairs, confirm);
+    }
+
+    public Options withOutputTolerance(double t) {
+      return new Options(gate, target, t, expectedTrial, promisingChance, maxPairs, confirm);
+    }
+
+    public Options withExpectedTrial(Duration d) {
+      return new Options(gate, target, outputTolerance, d, promisingChance, maxPairs, confirm);
+    }
+
+    public Options withPromisingChance(double p) {
+      return new Options(gate, target, outputTolerance, expectedTrial, p, maxPairs, confirm);
+    }
+
+    public Options withMaxPairs(int n) {
+      return new Options(gate, target, outputTolerance, expectedTrial, promisingChance, n, confirm);
+    }
+
+    public Options withConfirm(boolean c) {
+      return new Options(gate, target, outputTolerance, expectedTrial, promisingChance, maxPairs, c);
+    }
+  }
+
+  /** One search in progress: the anchor, what was kept, the trials so far. */
+  private final class Search {
+    private final Job job;
+    private final Setup original;
+    private final LeverContext context;
+    private final long deadline;
+    private final Listener listener;
+    private final double tolerance;
+    private final Map<TrialRecord.Key, TrialRecord> earlier = new HashMap<>();
+    private final List<Candidate> usable = new ArrayList<>();
+    private final Map<String, String> notTried = new LinkedHashMap<>();
+    private final List<TrialRecord> trials = new ArrayList<>();
+    private final List<Candidate> kept = new ArrayList<>();
+    private final Set<String> banned = new HashSet<>();
+    private final List<Candidate> inconclusive = new ArrayList<>();
+    private Setup anchor;
+    private double chainedGain = 1;
+    private double toleranceLeft;
+    private int reused;
+    private int anchorFailures;
+    private boolean outOfTime;
+    private boolean skippedForTarget;
+    private StopReason stopped;
+    private String stopDetail = "";
+    private String note = "";
+
+    Search(Job job, Setup anchor, List<Candidate> candidates, LeverContext context, long deadline,
+        Listener listener, List<TrialRecord> completed) {
+      this.job = job;
+      this.original = anchor;
+      this.anchor = anchor;
+      this.context = context;
+      this.deadline = deadline;
+      this.listener = listener;
+      this.tolerance = context.workload() != null ? context.workload().outputTolerance() : options.outputTolerance();
+      if (!(tolerance >= 0) || Double.isInfinite(tolerance)) {
+        throw new IllegalArgumentException("the workload's output tolerance must be a finite number >= 0, got "
+            + tolerance);
+      }
+      this.toleranceLeft = tolerance;
+      for (TrialRecord t : completed) {
+        if (t == null) {
+          throw new IllegalArgumentException("completed trials hold a null entry");
+        }
+        if (earlier.put(t.key(), t) != null) {
+          throw new IllegalArgumentException("completed trials hold trial " + t.levers() + " on " + t.anchorLevers()
+              + " twice");
+        }
+      }
+      Set<String> ids = new HashSet<>();
+      for (Candidate c : candidates) {
+        if (c == null) {
+          throw new IllegalArgumentException("candidates hold a null entry");
+        }
+        if (!ids.add(c.id())) {
+          throw new IllegalArgumentException("lever " + c.id() + " is a candidate twice");
+        }
+        String why = whyNot(c.lever());
+        if (why == null) {
+          usable.add(c);
+        } else {
+          notTried.put(c.id(), why);
+        }
+      }
+    }
+
+    Result run() {
+      if (usable.isEmpty()) {
+        return result(StopReason.NO_CANDIDATES,
+            notTried.isEmpty() ? "no candidate levers" : "no candidate lever applies");
+      }
+      double minGain = options.gate().minGain();
+      double trialSeconds = Math.max(1, options.expectedTrial().toNanos() / 1e9);
+      List<Candidate> ranked = new ArrayList<>(usable);
+      ranked.sort(Comparator.<Candidate>comparingDouble(
+              c -> -(c.predictedGain() - 1) * c.chanceOfGain(minGain) / (trialSeconds + extraCost(List.of(c))))
+          .thenComparing(c -> -c.predictedGain()).thenComparing(Candidate::id));
+
+      for (Candidate c : ranked) {
+        if (stopped != null) {
+          break;
+        }
+        if (targetReached() && c.chanceOfGain(minGain) < options.promisingChance()) {
+          skippedForTarget = true;
+          notTried.put(c.id(), "target reached and its chance of a gain is below "
+              + percent(options.promisingChance()));
+          continue;
+        }
+        attempt(Kind.SINGLE, List.of(c));
+      }
+      pairs();
+      confirm();
+      if (stopped != null) {
+        return result(stopped, stopDetail);
+      }
+      if (outOfTime) {
+        return result(StopReason.DEADLINE, "the next trial could not have finished before the deadline");
+      }
+      if (targetReached()) {
+        return result(StopReason.TARGET_REACHED, "target " + percent(options.target()) + " reached"
+            + (skippedForTarget ? "; the levers left were not promising" : "; nothing left to try"));
+      }
+      return result(StopReason.EXHAUSTED, "every candidate tried; target " + percent(options.target())
+          + " not reached");
+    }
+
+    /** Levers that were inconclusive alone, tried two at a time, most promising pairs first. */
+    private void pairs() {
+      List<Candidate> open = inconclusive.stream()
+          .filter(c -> !kept.contains(c) && !banned.contains(c.id()))
+          .sorted(Comparator.comparingDouble(Candidate::predictedGain).reversed().thenComparing(Candidate::id))
+          .toList();
+      record Pair(Candidate a, Candidate b) {}
+      List<Pair> pairs = new ArrayList<>();
+      for (int i = 0; i < open.size(); i++) {
+        for (int j = i + 1; j < open.size(); j++) {
+          pairs.add(new Pair(open.get(i), open.get(j)));
+        }
+      }
+      pairs.sort(Comparator.comparingDouble((Pair p) -> -p.a().predictedGain() * p.b().predictedGain()));
+      int tried = 0;
+      for (Pair p : pairs) {
+        if (stopped != null || tried >= options.maxPairs()) {
+          break;
+        }
+        if (kept.contains(p.a()) || kept.contains(p.b())) {
+          continue;
+        }
+        if (attempt(Kind.PAIR, List.of(p.a(), p.b())) != null) {
+          tried++;
+        }
+      }
+    }
+
+    /** The original against the final anchor, when something was kept and there is time. */
+    private void confirm() {
+      if (!options.confirm() || kept.isEmpty() || stopped != null) {
+        return;
+      }
+      TrialRecord.Key key = new TrialRecord.Key(Kind.CONFIRMATION, ids(kept), List.of());
+      TrialRecord earlierTrial = earlier.remove(key);
+      SafetyClass safety = safety(kept);
+      TrialRecord t;
+      if (earlierTrial != null && earlierTrial.candidate().equals(anchor)) {
+        t = earlierTrial;
+        reused++;
+        trials.add(t);
+      } else {
+        if (!fits(kept)) {
+          outOfTime = true;
+          return;
+        }
+        Verdict v = gate.judge(job, original, anchor, safety, tolerance, deadline);
+        t = new TrialRecord(trials.size(), Kind.CONFIRMATION, ids(kept), List.of(), anchor, chainedGain, "chained", v);
+        trials.add(t);
+        listener.trialDone(t);
+      }
+      Verdict v = t.verdict();
+      if (Thread.currentThread().isInterrupted()) {
+        stop(StopReason.INTERRUPTED, "interrupted during the confirmation");
+      }
+      boolean candidateFailed = v.outcome().failure() && v.failedArm() == Arm.CANDIDATE;
+      if (candidateFailed || v.outcome() == Outcome.SLOWER || v.outcome() == Outcome.NOT_SIGNIFICANT) {
+        String why = "the confirmation of " + ids(kept) + " against the original was " + v.outcome() + " ("
+            + v.detail() + "); back to the original setup";
+        anchor = original;
+        kept.clear();
+        chainedGain = 1;
+        note = "; " + why;
+      } else if (v.outcome() == Outcome.OUT_OF_BUDGET && !Thread.currentThread().isInterrupted()) {
+        outOfTime = true;
+      }
+    }
+
+    /**
+     * Tries {@code levers} on top of the anchor (or reuses the earlier search's verdict), and moves the anchor when
+     * the gate keeps them.
+     *
+     * @return the trial, or null when none was made (no time)
+     */
+    private TrialRecord attempt(Kind kind, List<Candidate> levers) {
+      if (Thread.currentThread().isInterrupted()) {
+        stop(StopReason.INTERRUPTED, "interrupted");
+        return null;
+      }
+      List<String> ids = ids(levers);
+      TrialRecord.Key key = new TrialRecord.Key(kind, ids, ids(kept));
+      double predicted = levers.stream().mapToDouble(Candidate::predictedGain).reduce(1, (x, y) -> x * y);
+      String basis = String.join("+", levers.stream().map(Candidate::basis).distinct().toList());
+      Setup candidate = anchor;
+      String refused = null;
+      for (Candidate c : levers) {
+        try {
+          Setup next = c.lever().apply(candidate, context);
+          if (next == null) {
+            refused = "lever " + c.id() + " made no setup";
+            break;
+          }
+          candidate = next;
+        } catch (RuntimeException e) {
+          refused = "lever " + c.id() + " could not be applied: " + e.getMessage();
+          break;
+        }
+      }
+      if (refused == null && candidate.equals(anchor)) {
+        refused = "lever" + (ids.size() > 1 ? "s " : " ") + String.join(", ", ids) + " changed nothing";
+      }
+      TrialRecord earlierTrial = earlier.remove(key);
+      TrialRecord t;
+      if (earlierTrial != null && refused == null && earlierTrial.candidate().equals(candidate)) {
+        t = new TrialRecord(trials.size(), kind, ids, key.anchorLevers(), earlierTrial.candidate(), predicted, basis,
+            earlierTrial.verdict());
+        reused++;
+        trials.add(t);
+      } else {
+        Verdict v;
+        if (refused != null) {
+          v = Verdict.refused(refused);
+          candidate = anchor;
+        } else if (!fits(levers)) {
+          outOfTime = true;
+          return null;
+        } else {
+          v = gate.judge(job, anchor, candidate, safety(levers), safety(levers) == SafetyClass.B ? toleranceLeft : 0,
+              deadline);
+        }
+        t = new TrialRecord(trials.size(), kind, ids, key.anchorLevers(), candidate, predicted, basis, v);
+        trials.add(t);
+        listener.trialDone(t);
+      }
+      learn(t, levers);
+      return t;
+    }
+
+    private void learn(TrialRecord t, List<Candidate> levers) {
+      Verdict v = t.verdict();
+      if (v.kept()) {
+        anchor = t.candidate();
+        kept.addAll(levers);
+        chainedGain *= v.gain();
+        if (safety(levers) == SafetyClass.B && v.outputDifference() > 0) {
+          toleranceLeft = Math.max(0, toleranceLeft - v.outputDifference());
+        }
+      }
+      if (v.failedArm() == Arm.ANCHOR) {
+        if (++anchorFailures >= 2) {
+          stop(StopReason.ANCHOR_FAILED, "the anchor failed in " + anchorFailures + " trials in a row, last: "
+              + v.outcome() + " (" + v.detail() + ")");
+        }
+      } else {
+        anchorFailures = 0;
+      }
+      if (v.failedArm() == Arm.CANDIDATE && v.outcome().failure() && t.kind() == Kind.SINGLE) {
+        levers.forEach(c -> banned.add(c.id()));
+      }
+      if (t.kind() == Kind.SINGLE && v.outcome().inconclusive() && v.ciHigh() > 1) {
+        inconclusive.addAll(levers);
+      }
+      if (v.outcome() == Outcome.OUT_OF_BUDGET) {
+        if (Thread.currentThread().isInterrupted()) {
+          stop(StopReason.INTERRUPTED, "interrupted during trial " + t.index());
+        } else {
+          outOfTime = true;
+          stop(StopReason.DEADLINE, "trial " + t.index() + " was cut at the deadline: " + v.detail());
+        }
+      }
+    }
+
+    /** Whether a trial of {@code levers} can end before the deadline, going by the trials measured so far. */
+    private boolean fits(List<Candidate> levers) {
+      long longest = trials.stream().map(TrialRecord::verdict).filter(Verdict::complete)
+          .mapToLong(Verdict::wallNanos).max()
+          .orElse(trials.stream().mapToLong(t -> t.verdict().wallNanos()).max()
+              .orElse(options.expectedTrial().toNanos()));
+      long needed = saturatedAdd(longest, (long) (extraCost(levers) * 1e9));
+      long now = ticker.nanos();
+      return now < deadline && deadline - now >= needed;
+    }
+
+    private String whyNot(Lever lever) {
+      try {
+        if (lever.safety() == null) {
+          return "it declares no safety class";
+        }
+        if (lever.safety() == SafetyClass.C && !context.allowDeviceSettings()) {
+          return "it changes device settings (class C), which needs --allow-device-settings";
+        }
+        Lever.Applicability a = lever.check(context);
+        if (a == null) {
+          return "its precondition check gave no answer";
+        }
+        return a.applies() ? null : "it does not apply: " + a.reason();
+      } catch (RuntimeException e) {
+        return "its precondition check failed: " + e.getMessage();
+      }
+    }
+
+    private boolean targetReached() {
+      return chainedGain >= 1 + options.target();
+    }
+
+    private void stop(StopReason reason, String detail) {
+      if (stopped == null) {
+        stopped = reason;
+        stopDetail = detail;
+      }
+    }
+
+    private Result result(StopReason reason, String detail) {
+      String gain = String.format(Locale.ROOT, "; kept %s, chained gain %.4f", ids(kept), chainedGain);
+      return new Result(original, anchor, ids(kept), trials, chainedGain, reason, detail + note + gain, notTried,
+          reused);
+    }
+  }
+
+  private static List<String> ids(List<Candidate> cs) {
+    return cs.stream().map(Candidate::id).toList();
+  }
+
+  private static SafetyClass safety(List<Candidate> cs) {
+    return cs.stream().map(c -> c.lever().safety()).max(Comparator.naturalOrder()).orElse(SafetyClass.A);
+  }
+
+  private static double extraCost(List<Candidate> cs) {
+    double sum = 0;
+    for (Candidate c : cs) {
+      double s = c.lever().trialCostSeconds();
+      sum += Double.isFinite(s) && s > 0 ? s : 0;
+    }
+    return sum;
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long r = a + b;
+    return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
+  }
+
+  private static String percent(double fraction) {
+    return String.format(Locale.ROOT, "%.0f%%", 100 * fraction);
+  }
+}
