@@ -106,6 +106,9 @@ final class RunCommand implements Callable<Integer> {
       description = "Interleaved A/B block pairs each gate measures (default: 8).")
   int gatePairs;
 
+  /** Whether the run is in its apply phase, where Ctrl-C interrupts the waiting thread. */
+  private final java.util.concurrent.atomic.AtomicBoolean applying = new java.util.concurrent.atomic.AtomicBoolean();
+
   @Override
   public Integer call() throws IOException {
     CommandLine cl = spec.commandLine();
@@ -186,9 +189,13 @@ final class RunCommand implements Callable<Integer> {
     Thread main = Thread.currentThread();
     java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
     java.util.concurrent.atomic.AtomicBoolean interrupted = new java.util.concurrent.atomic.AtomicBoolean();
+    applying.set(false);
     Thread hook = new Thread(() -> {
       interrupted.set(true);
-      main.interrupt();
+      // only the apply phase waits on trials, where an interrupt is safe; elsewhere the phases look at the flag
+      if (applying.get()) {
+        main.interrupt();
+      }
       try {
         done.await(30, java.util.concurrent.TimeUnit.SECONDS);
       } catch (InterruptedException e) {
@@ -283,7 +290,7 @@ final class RunCommand implements Callable<Integer> {
                   } catch (IOException e) {
                     throw new UncheckedIOException(e);
                   }
-                });
+                }, interrupted::get);
             writer[0].close();
           } catch (RuntimeException | IOException e) {
             if (writer[0] != null) {
@@ -326,6 +333,11 @@ final class RunCommand implements Callable<Integer> {
       Optimizer.Events events = new Optimizer.Events() {
         @Override
         public void phaseStarted(Phase phase, Duration window) {
+          applying.set(phase == Phase.APPLY);
+          if (phase == Phase.APPLY && interrupted.get()) {
+            // Ctrl-C came before the apply phase: the agent stops before its first trial
+            Thread.currentThread().interrupt();
+          }
           progress.phase(phase, window);
           append(j, "phase-start", Map.of("phase", phase.label().toLowerCase(), "seconds", window.toMillis() / 1000.0));
         }
@@ -351,9 +363,11 @@ final class RunCommand implements Callable<Integer> {
         failure = Main.oneLine(String.valueOf(e.getMessage()));
         append(j, "failed", Map.of("phase", "optimize", "error", failure));
       }
+      applying.set(false);
+      boolean interruptFlag = Thread.interrupted();
       long tr = wall.nanos();
       progress.phase(Phase.REPORT, plan.remaining(Phase.REPORT, Duration.ofNanos(wall.nanos() - startNanos)));
-      boolean wasInterrupted = interrupted.get() || Thread.interrupted()
+      boolean wasInterrupted = interrupted.get() || interruptFlag
           || (outcome != null && outcome.agent().stopReason() == Agent.StopReason.INTERRUPTED);
       Report.Status status = failure != null ? Report.Status.FAILED : wasInterrupted ? Report.Status.INTERRUPTED
           : outcome.agent().reached(target.fraction()) ? Report.Status.TARGET_REACHED
@@ -416,11 +430,20 @@ final class RunCommand implements Callable<Integer> {
     return " ".repeat(Math.max(1, 9 - p.label().length()));
   }
 
+  /**
+   * Appends to the journal with the thread's interrupt status cleared for the write (an interrupt during channel I/O
+   * would close the journal), then restored.
+   */
   private static void append(Journal j, String type, Map<String, Object> data) {
+    boolean interrupted = Thread.interrupted();
     try {
       j.append(type, now(), data);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

@@ -84,6 +84,13 @@ public final class Profiler {
 
   public static Baseline run(Device device, Workload workload, ExecutionConfig config, Path dataDir, Ticker wall,
       Options options, java.util.function.Function<io.gitm.trace.TraceMeta, TraceSink> openSink) {
+    return run(device, workload, config, dataDir, wall, options, openSink, () -> false);
+  }
+
+  /** As above; the phase also ends, after the iteration in progress, once {@code stop} says so (Ctrl-C). */
+  public static Baseline run(Device device, Workload workload, ExecutionConfig config, Path dataDir, Ticker wall,
+      Options options, java.util.function.Function<io.gitm.trace.TraceMeta, TraceSink> openSink,
+      java.util.function.BooleanSupplier stop) {
     EventTracer tracer = device.tracer();
     DeviceProvider.Probe tp = tracer.availability();
     String tracing = tp.usable() ? "on" : "off: " + tp.reason();
@@ -130,7 +137,8 @@ public final class Profiler {
         } else {
           telemetry.runDue();
         }
-        while (wall.nanos() < wallEnd && (options.maxIterations() == 0 || n < options.maxIterations()) && s.hasNext()) {
+        while (wall.nanos() < wallEnd && (options.maxIterations() == 0 || n < options.maxIterations()) && s.hasNext()
+            && !stop.getAsBoolean()) {
           long t0 = clock.nanos();
           IterationResult r = s.step();
           long t1 = clock.nanos();
