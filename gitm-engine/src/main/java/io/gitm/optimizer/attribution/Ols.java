@@ -251,4 +251,84 @@ final class Ols {
     Arrays.fill(o, 1.0);
     return o;
   }
+
+  /** Rows per block of {@link #accumulateBlock}: its scratch (p rows of this length) stays in the L1 cache. */
+  static final int BLOCK = 256;
+
+  /**
+   * Adds one block of rows {@code [i0, i0 + len)} to weighted normal equations: {@code Σ w·x·x'} (packed upper
+   * triangle, row by row) at {@code acc[0..h)} and {@code Σ r·x} at {@code acc[h..h + p)}, where x is a row of the
+   * design {@code (1, columns[0][i], …, columns[k−1][i])}, h = p(p + 1)/2 and p = k + 1. Each entry is a dot product
+   * over the block with four partial sums, so the loop is not held up by one chain of additions.
+   *
+   * @param w the rows' weights, {@code w[0..len)}
+   * @param r the rows' responses, {@code r[0..len)}
+   * @param scratch p arrays of at least len values
+   */
+  static void accumulateBlock(double[][] columns, int i0, int len, double[] w, double[] r, double[][] scratch,
+      double[] acc) {
+    int k = columns.length;
+    int p = k + 1;
+    int h = p * (p + 1) / 2;
+    // scratch[a] = w·x_a
+    System.arraycopy(w, 0, scratch[0], 0, len);
+    for (int j = 0; j < k; j++) {
+      double[] c = columns[j];
+      double[] s = scratch[j + 1];
+      for (int q = 0; q < len; q++) {
+        s[q] = w[q] * c[i0 + q];
+      }
+    }
+    int e = 0;
+    for (int a = 0; a < p; a++) {
+      double[] wa = scratch[a];
+      if (a == 0) {
+        acc[e++] += sum(wa, len);
+      }
+      for (int b = Math.max(a, 1); b < p; b++) {
+        acc[e++] += dot(wa, 0, columns[b - 1], i0, len);
+      }
+    }
+    acc[h] += sum(r, len);
+    for (int j = 0; j < k; j++) {
+      acc[h + j + 1] += dot(r, 0, columns[j], i0, len);
+    }
+  }
+
+  /** {@code Σ_{q<len} a[ao + q]·b[bo + q]}, with four partial sums. */
+  static double dot(double[] a, int ao, double[] b, int bo, int len) {
+    double s0 = 0;
+    double s1 = 0;
+    double s2 = 0;
+    double s3 = 0;
+    int q = 0;
+    for (; q + 3 < len; q += 4) {
+      s0 += a[ao + q] * b[bo + q];
+      s1 += a[ao + q + 1] * b[bo + q + 1];
+      s2 += a[ao + q + 2] * b[bo + q + 2];
+      s3 += a[ao + q + 3] * b[bo + q + 3];
+    }
+    for (; q < len; q++) {
+      s0 += a[ao + q] * b[bo + q];
+    }
+    return (s0 + s1) + (s2 + s3);
+  }
+
+  private static double sum(double[] a, int len) {
+    double s0 = 0;
+    double s1 = 0;
+    double s2 = 0;
+    double s3 = 0;
+    int q = 0;
+    for (; q + 3 < len; q += 4) {
+      s0 += a[q];
+      s1 += a[q + 1];
+      s2 += a[q + 2];
+      s3 += a[q + 3];
+    }
+    for (; q < len; q++) {
+      s0 += a[q];
+    }
+    return (s0 + s1) + (s2 + s3);
+  }
 }
