@@ -4,6 +4,7 @@ import io.gitm.optimizer.attribution.Ols.Lagged;
 import io.gitm.optimizer.attribution.Stationarity.Adf;
 import io.gitm.optimizer.attribution.Stationarity.Prepared;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.hipparchus.special.Beta;
 
@@ -244,7 +245,7 @@ public final class Granger {
   }
 
   private static double[] tail(double[] s, int len) {
-    return java.util.Arrays.copyOfRange(s, s.length - len, s.length);
+    return Arrays.copyOfRange(s, s.length - len, s.length);
   }
 
   private static Result untestable(String reason, Criterion criterion, int dx, int dy, Adf xAdf, Adf yAdf) {

@@ -1,6 +1,7 @@
 package io.gitm.optimizer.attribution;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.IntStream;
 
@@ -38,7 +39,7 @@ final class Logistic {
 
   private static double[] ones(int n) {
     double[] o = new double[n];
-    java.util.Arrays.fill(o, 1.0);
+    Arrays.fill(o, 1.0);
     return o;
   }
 
@@ -131,7 +132,7 @@ final class Logistic {
       double ll = 0;
       for (int i0 = from; i0 < to; i0 += b) {
         int len = Math.min(b, to - i0);
-        java.util.Arrays.fill(eta, 0, len, beta[0]);
+        Arrays.fill(eta, 0, len, beta[0]);
         for (int j = 0; j < k; j++) {
           double bj = beta[j + 1];
           double[] c = x[j];

@@ -112,4 +112,43 @@ class OlsTest {
     assertThatThrownBy(() -> Ols.solveRidge(a, new double[] {1, 1}, 0)).isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("singular");
   }
+
+  @Test
+  void blockKernelEqualsRowByRowWeightedNormalEquations() {
+    SplittableRandom random = new SplittableRandom(12);
+    int k = 3;
+    int p = k + 1;
+    int len = 203;
+    int i0 = 17;
+    double[][] x = new double[k][i0 + len];
+    for (double[] c : x) {
+      for (int i = 0; i < c.length; i++) {
+        c[i] = random.nextGaussian();
+      }
+    }
+    double[] w = new double[len];
+    double[] r = new double[len];
+    for (int q = 0; q < len; q++) {
+      w[q] = random.nextDouble();
+      r[q] = random.nextGaussian();
+    }
+    double[] acc = new double[p * (p + 1) / 2 + p];
+    Ols.accumulateBlock(x, i0, len, w, r, new double[p][len], acc);
+    double[] expected = new double[acc.length];
+    for (int q = 0; q < len; q++) {
+      double[] v = {1, x[0][i0 + q], x[1][i0 + q], x[2][i0 + q]};
+      int e = 0;
+      for (int a = 0; a < p; a++) {
+        for (int b = a; b < p; b++) {
+          expected[e++] += w[q] * v[a] * v[b];
+        }
+      }
+      for (int a = 0; a < p; a++) {
+        expected[p * (p + 1) / 2 + a] += r[q] * v[a];
+      }
+    }
+    for (int j = 0; j < acc.length; j++) {
+      assertThat(acc[j]).as("entry %d", j).isCloseTo(expected[j], within(1e-10));
+    }
+  }
 }
