@@ -29,8 +29,11 @@ final class Plots {
   static final double NARROW = 540;
   /** Streams drawn per timeline at most; the busiest are kept. */
   static final int MAX_LANES = 24;
-  /** Marks drawn per stream at most. */
-  static final int MAX_MARKS_PER_LANE = 1500;
+  /**
+   * Marks drawn per stream at most. Merging alone bounds a stream to about one mark per pixel and a half; the cap
+   * keeps a page with many streams small.
+   */
+  static final int MAX_MARKS_PER_LANE = 500;
   /** Kernels drawn in the residual chart at most; the furthest above their bound are kept. */
   static final int MAX_KERNELS = 30;
   /** Trials drawn in the trial chart at most (the first ones). */
@@ -195,7 +198,9 @@ final class Plots {
         marks.add(cur);
       }
       for (Mark m : marks) {
-        svg.rect(m.x0, y + 1, Math.max(0.8, m.x1 - m.x0), laneH - 2, "span " + css(m.kind()), tooltip(m, origin));
+        double opacity = m.count == 1 ? 1 : Math.max(0.3, m.busyNs / (double) Math.max(1, m.endNs - m.startNs));
+        svg.rect(m.x0, y + 1, Math.max(0.8, m.x1 - m.x0), laneH - 2, opacity, "span " + css(m.kind()),
+            tooltip(m, origin));
         spansDrawn += m.count;
       }
       marksDrawn += marks.size();
@@ -205,7 +210,8 @@ final class Plots {
     said.add(Fmt.f("%d streams, %s from the first span to the last", lanes.size() + leftOut, Fmt.ns(total)));
     if (marksDrawn < spansDrawn) {
       said.add(Fmt.f("%d spans drawn as %d marks: neighbouring spans under %.0f px wide and under %.0f px apart are"
-          + " merged into one mark coloured by the kind that takes most of its time", spansDrawn, marksDrawn, SMALL_PX,
+          + " merged into one mark coloured by the kind that takes most of its time and shaded by how much of it is busy",
+          spansDrawn, marksDrawn, SMALL_PX,
           MERGE_GAP_PX));
     }
     if (capped > 0) {
@@ -319,7 +325,8 @@ final class Plots {
       svg.line(xu, mid - 7, xu, mid + 7, "bound");
       String cls = k.observedMeanNs() > k.upperBoundNs() ? "over" : k.observedMeanNs() < k.lowerBoundNs() ? "under" : "within";
       String where = switch (cls) {
-        case "over" -> Fmt.f("%.2f× upper bound", k.observedMeanNs() / k.upperBoundNs());
+        case "over" -> k.upperBoundNs() > 0 ? Fmt.f("%.2f× upper bound", k.observedMeanNs() / k.upperBoundNs())
+            : "above a zero bound";
         case "under" -> "below lower bound";
         default -> "within bounds";
       };

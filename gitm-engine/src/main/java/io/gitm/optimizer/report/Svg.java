@@ -40,8 +40,16 @@ final class Svg {
   }
 
   Svg rect(double x, double y, double w, double h, String cls, String tooltip) {
+    return rect(x, y, w, h, 1, cls, tooltip);
+  }
+
+  /** A rectangle drawn with {@code opacity} (0..1) of its fill. */
+  Svg rect(double x, double y, double w, double h, double opacity, String cls, String tooltip) {
     b.append("<rect x=\"").append(n(x)).append("\" y=\"").append(n(y)).append("\" width=\"").append(n(Math.max(0, w)))
         .append("\" height=\"").append(n(Math.max(0, h))).append('"');
+    if (opacity < 1) {
+      b.append(" fill-opacity=\"").append(String.format(Locale.ROOT, "%.2f", Math.max(0, opacity))).append('"');
+    }
     return close("rect", cls, tooltip);
   }
 
