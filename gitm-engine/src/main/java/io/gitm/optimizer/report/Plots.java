@@ -410,13 +410,15 @@ final class Plots {
     final double ft1 = t1;
     java.util.function.DoubleUnaryOperator x = t -> left + (t - ft0) / (ft1 - ft0) * plotW;
     java.util.function.DoubleUnaryOperator y = v -> top + (yHi - v) / (yHi - yLo) * plotH;
-    for (double tick : niceTicks(yLo, yHi, 5)) {
+    List<Double> yTicks = niceTicks(yLo, yHi, 5);
+    for (double tick : yTicks) {
       svg.line(left, y.applyAsDouble(tick), left + plotW, y.applyAsDouble(tick), "grid");
-      svg.text(left - 6, y.applyAsDouble(tick) + 4, Fmt.num(tick), "tick", Anchor.END);
+      svg.text(left - 6, y.applyAsDouble(tick) + 4, tickLabel(tick, yTicks), "tick", Anchor.END);
     }
-    for (double tick : niceTicks(t0, t1, 6)) {
+    List<Double> tTicks = niceTicks(t0, t1, 6);
+    for (double tick : tTicks) {
       svg.line(x.applyAsDouble(tick), top + plotH, x.applyAsDouble(tick), top + plotH + 4, "axis");
-      svg.text(x.applyAsDouble(tick), top + plotH + 16, Fmt.num(tick), "tick", Anchor.MIDDLE);
+      svg.text(x.applyAsDouble(tick), top + plotH + 16, tickLabel(tick, tTicks), "tick", Anchor.MIDDLE);
     }
     svg.line(left, top + plotH, left + plotW, top + plotH, "axis");
     svg.line(left, top, left, top + plotH, "axis");
@@ -564,10 +566,20 @@ final class Plots {
     double mag = Math.pow(10, Math.floor(Math.log10(raw)));
     double step = raw / mag < 1.5 ? mag : raw / mag < 3.5 ? 2 * mag : raw / mag < 7.5 ? 5 * mag : 10 * mag;
     List<Double> ticks = new ArrayList<>();
-    for (double v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
-      ticks.add(Math.abs(v) < step * 1e-9 ? 0 : v);
+    for (long i = (long) Math.ceil(lo / step - 1e-9); i * step <= hi + step * 1e-9; i++) {
+      ticks.add(i == 0 ? 0 : i * step);
     }
     return ticks;
+  }
+
+  /** A tick's label with as many decimals as the step between {@code ticks} needs: 2.4, 2.6 rather than 2.400. */
+  static String tickLabel(double v, List<Double> ticks) {
+    if (ticks.size() < 2) {
+      return Fmt.num(v);
+    }
+    double step = Math.abs(ticks.get(1) - ticks.get(0));
+    int decimals = (int) Math.max(0, Math.min(9, -Math.floor(Math.log10(step) + 1e-9)));
+    return Fmt.f("%." + decimals + "f", v);
   }
 
   /** A name cut to {@code max} characters with an ellipsis; the caller shows the whole in a tooltip. */

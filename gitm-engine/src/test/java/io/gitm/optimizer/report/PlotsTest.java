@@ -154,6 +154,11 @@ class PlotsTest {
     assertThat(Plots.niceTicks(-0.03, 0.087, 6)).contains(0.0).allSatisfy(v -> assertThat(Math.round(v * 1000) % 20)
         .isZero());
     assertThat(Plots.niceTicks(5, 5, 5)).containsExactly(5.0);
+    List<Double> ticks = Plots.niceTicks(2.35, 3.15, 5);
+    assertThat(ticks.stream().map(v -> Plots.tickLabel(v, ticks)).toList()).containsExactly("2.4", "2.6", "2.8", "3.0");
+    List<Double> big = Plots.niceTicks(1890, 1995, 5);
+    assertThat(big.stream().map(v -> Plots.tickLabel(v, big)).toList()).containsExactly("1900", "1920", "1940", "1960",
+        "1980");
   }
 
   @Test
