@@ -13,7 +13,7 @@ import java.util.Locale;
  * One plain line per event (readable in a log and when the output is not a terminal); nothing with {@code --json},
  * whose single document comes at the end.
  */
-final class Progress {
+final class Progress implements io.gitm.scheduler.RunLoop.Listener {
   private final PrintWriter out;
   private final boolean quiet;
   private final Ticker wall;
@@ -25,18 +25,21 @@ final class Progress {
     this.wall = wall;
   }
 
-  void header(String run, String device, String budget) {
+  @Override
+  public void header(String run, String device, String budget) {
     line("gitm run " + run);
     line("device   " + device);
     line("budget   " + budget);
   }
 
-  void phase(Phase p, Duration window) {
+  @Override
+  public void phase(Phase p, Duration window) {
     line(String.format(Locale.ROOT, "phase    %s (up to %s)", p.label().toLowerCase(Locale.ROOT),
         RunCommand.window(window.isNegative() ? Duration.ZERO : window)));
   }
 
-  void trial(TrialRecord t, long startNanos, PhasePlan plan) {
+  @Override
+  public void trial(TrialRecord t, long startNanos, PhasePlan plan) {
     if (t.kept()) {
       best *= t.verdict().gain();
     }
@@ -51,7 +54,8 @@ final class Progress {
         elapsed, Math.max(0, left), (best - 1) * 100));
   }
 
-  void line(String s) {
+  @Override
+  public void line(String s) {
     if (!quiet) {
       out.println(s);
       out.flush();

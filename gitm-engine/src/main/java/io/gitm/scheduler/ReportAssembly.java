@@ -1,4 +1,4 @@
-package io.gitm.cli;
+package io.gitm.scheduler;
 
 import io.gitm.agents.Candidate;
 import io.gitm.agents.TrialRecord;
@@ -10,10 +10,6 @@ import io.gitm.optimizer.attribution.Hypothesis;
 import io.gitm.optimizer.monitor.Violation;
 import io.gitm.optimizer.report.Report;
 import io.gitm.planner.Graph;
-import io.gitm.scheduler.Optimizer;
-import io.gitm.scheduler.Phase;
-import io.gitm.scheduler.PhasePlan;
-import io.gitm.scheduler.Profiler;
 import io.gitm.trace.StateField;
 import io.gitm.trace.StateSample;
 import io.gitm.trace.TraceRecord;
@@ -31,10 +27,10 @@ final class ReportAssembly {
 
   static Report build(String runId, String workload, DeviceInfo info, PhasePlan plan, double target, Report.Status status,
       Instant started, Instant ended, Profiler.Baseline b, Optimizer.Outcome o, List<TraceRecord> trace,
-      Map<Phase, Duration> used, List<String> notes) {
+      Map<Phase, Duration> used, List<String> notes, String gitmVersion) {
     Report.Device device = new Report.Device(info.name(), info.backend(), info.driverVersion(), info.kind());
     Report.Run run = new Report.Run(runId, workload, device, plan.budget().duration().toMillis() / 1000.0, target,
-        status, VersionCommand.version(), started, ended, false);
+        status, gitmVersion, started, ended, false);
     List<Report.PhaseUse> phases = new ArrayList<>();
     for (PhasePlan.Window w : plan.windows()) {
       Duration u = used.getOrDefault(w.phase(), Duration.ZERO);
@@ -58,7 +54,7 @@ final class ReportAssembly {
         violations.add(new Report.Violation("V" + vi++, v.invariant().description(), v.subject(), v.observed(),
             v.bound(), v.invariant() == Violation.Invariant.STREAM_CONCURRENCY ? "pairs"
                 : v.invariant() == Violation.Invariant.MEMORY_TRAFFIC ? "B" : "ns",
-            v.howFar(), v.count(), v.of(), v.examples()));
+            Math.max(0, v.howFar()), Math.min(v.count(), v.of()), v.of(), v.examples()));
       }
       int hi = 1;
       for (Hypothesis h : o.analysis().hypotheses()) {
@@ -82,8 +78,7 @@ final class ReportAssembly {
       o.candidates().forEach(c -> byId.put(c.id(), c));
       for (TrialRecord t : o.agent().trials()) {
         Verdict v = t.verdict();
-        Report.Estimate measured = v.complete() && Double.isFinite(v.gain())
-            ? new Report.Estimate(v.gain() - 1, fin(v.ciLow()) - 1, fin(v.ciHigh()) - 1) : null;
+        Report.Estimate measured = v.complete() && Double.isFinite(v.gain()) ? estimate(v) : null;
         Double p = measured == null ? null : Double.isFinite(v.pValue()) ? v.pValue() : 1.0;
         double unc = 0;
         for (String id : t.levers()) {
@@ -93,7 +88,7 @@ final class ReportAssembly {
           }
         }
         trials.add(new Report.Trial(t.index() + 1, t.levers(), safety(t.levers()), t.predictedGain() - 1, unc,
-            measured, p, t.kept() ? Report.Verdict.KEPT : Report.Verdict.ROLLED_BACK,
+            measured, p, t.kept() && measured != null ? Report.Verdict.KEPT : Report.Verdict.ROLLED_BACK,
             v.outcome().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + (v.detail().isEmpty() ? ""
                 : ": " + v.detail()), v.blocks(), v.wallNanos() / 1e9));
         if (t.kept() && measured != null) {
@@ -107,7 +102,8 @@ final class ReportAssembly {
             }
           }
           if (refs.isEmpty()) {
-            refs.add(Report.EvidenceRef.hypothesis("trial " + (t.index() + 1), "measured by the gate only"));
+            refs.add(Report.EvidenceRef.trace("gate trial " + (t.index() + 1), 0, 0,
+                "no attributed cause names this lever; the claim rests on the gate's measurement alone"));
           }
           String desc = t.levers().stream().map(id -> lever(id) == null ? id : lever(id).description())
               .reduce((x, y) -> x + "; " + y).orElse("");
@@ -119,8 +115,7 @@ final class ReportAssembly {
       }
       double gain = o.agent().totalGain();
       var conf = o.agent().confirmation().map(TrialRecord::verdict).filter(Verdict::complete);
-      Report.Estimate g = conf.map(v -> new Report.Estimate(v.gain() - 1, fin(v.ciLow()) - 1, fin(v.ciHigh()) - 1))
-          .orElse(new Report.Estimate(gain - 1, gain - 1, gain - 1));
+      Report.Estimate g = conf.map(ReportAssembly::estimate).orElse(new Report.Estimate(gain - 1, gain - 1, gain - 1));
       outcome = new Report.Outcome(b.throughput() * gain, g, null, null, b.iterations());
       Map<String, double[]> res = new LinkedHashMap<>();
       for (Graph.Node n : o.analysis().graph().nodes()) {
@@ -141,8 +136,12 @@ final class ReportAssembly {
         claims, charts, notes);
   }
 
-  private static double fin(double v) {
-    return Double.isFinite(v) ? v : 1;
+  /** A verdict's gain as a delta with its interval; an end that is not finite becomes the gain itself. */
+  private static Report.Estimate estimate(Verdict v) {
+    double g = v.gain() - 1;
+    double lo = Double.isFinite(v.ciLow()) ? Math.min(g, v.ciLow() - 1) : g;
+    double hi = Double.isFinite(v.ciHigh()) ? Math.max(g, v.ciHigh() - 1) : g;
+    return new Report.Estimate(g, lo, hi);
   }
 
   private static Lever lever(String id) {

@@ -1,0 +1,439 @@
+package io.gitm.scheduler;
+
+import io.gitm.agents.Agent;
+import io.gitm.agents.Gate;
+import io.gitm.agents.TrialRecord;
+import io.gitm.api.Budget;
+import io.gitm.api.Target;
+import io.gitm.api.Ticker;
+import io.gitm.device.Device;
+import io.gitm.device.DeviceInfo;
+import io.gitm.device.DeviceProvider;
+import io.gitm.device.DeviceRequest;
+import io.gitm.optimizer.report.Report;
+import io.gitm.optimizer.report.Reports;
+import io.gitm.sim.SimDevice;
+import io.gitm.store.Journal;
+import io.gitm.store.RunDir;
+import io.gitm.store.RunInfo;
+import io.gitm.store.RunStore;
+import io.gitm.trace.DeviceKind;
+import io.gitm.trace.TraceRecord;
+import io.gitm.tracer.TraceReader;
+import io.gitm.tracer.TraceWriter;
+import io.gitm.workload.ExecutionConfig;
+import io.gitm.workload.Workload;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * One whole optimization run, the five phases end to end, shared by {@code gitm run} and the embedded API: profile
+ * (in the run folder: {@code trace.gtrace}, {@code baseline.json}), attribute, rank and apply ({@link Optimizer}),
+ * report ({@code report.md}, {@code report.html}, {@code report.json}, {@code outcome.json}), each step journaled in
+ * {@code journal.jsonl} so that a run can be resumed.
+ */
+public final class RunLoop {
+  /** State sampling period on a real device (10 Hz), in host time. */
+  public static final long SAMPLE_PERIOD_NS = 100_000_000L;
+  /** State sampling period on the simulated device, in simulated time: its runs cover far less device time. */
+  public static final long SIM_SAMPLE_PERIOD_NS = 1_000_000L;
+
+  static final JsonMapper JSON = JsonMapper.builder().build();
+
+  private RunLoop() {}
+
+  /** What the run shows as it goes. */
+  public interface Listener {
+    void header(String run, String device, String budget);
+
+    void phase(Phase p, Duration window);
+
+    void line(String s);
+
+    void trial(TrialRecord t, long startNanos, PhasePlan plan);
+
+    static Listener none() {
+      return new Listener() {
+        @Override
+        public void header(String run, String device, String budget) {}
+
+        @Override
+        public void phase(Phase p, Duration window) {}
+
+        @Override
+        public void line(String s) {}
+
+        @Override
+        public void trial(TrialRecord t, long startNanos, PhasePlan plan) {}
+      };
+    }
+  }
+
+  /**
+   * How a run is stopped from outside (Ctrl-C): {@code stop} is looked at by the profile loop and before the apply
+   * phase; while {@code applying} is true the caller may also interrupt the thread running the loop (the agent then
+   * stops; nothing else is interrupted).
+   */
+  public record Control(AtomicBoolean stop, AtomicBoolean applying) {
+    public static Control none() {
+      return new Control(new AtomicBoolean(), new AtomicBoolean());
+    }
+  }
+
+  /**
+   * What to run.
+   *
+   * @param device the opened device for the profile phase (closed by the loop); the apply phase reopens through
+   *     {@code provider} with {@code deviceRequest} and each setup's settings
+   * @param resumed the run folder of an interrupted run to continue, or null
+   * @param previous that run's journal, or null
+   * @param levers when not empty, only these levers are considered
+   */
+  public record Request(Workload workload, Budget budget, Target target, Device device, DeviceProvider provider,
+      String choiceReason, DeviceRequest deviceRequest, RunStore store, String datasetDomain, RunDir resumed,
+      Journal.Contents previous, int maxIterations, int blockIterations, Gate.Options gate,
+      boolean allowDeviceSettings, List<String> levers, String command, String gitmVersion) {}
+
+  /** What a run did. */
+  public record Result(RunDir run, Report.Status status, Profiler.Baseline baseline, Optimizer.Outcome outcome,
+      Map<String, String> device, double elapsedSeconds, double overrunSeconds, String failure) {
+    /** The improvement of the final setup over the shipped one (1 = none). */
+    public double gain() {
+      return outcome == null ? 1 : outcome.agent().totalGain();
+    }
+  }
+
+  /** Thrown when the run cannot go on; the run folder holds what was done and the journal says why. */
+  public static final class RunFailure extends RuntimeException {
+    public RunFailure(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /** Runs (or resumes) a run. Closes {@code request.device()}. */
+  public static Result run(Request req, Ticker wall, Clock clock, Listener progress, Control control)
+      throws IOException {
+    Journal.Contents previous = req.previous();
+    Duration usedBefore = Duration.ZERO;
+    if (previous != null && previous.entries().size() > 1) {
+      usedBefore = Duration.between(Instant.parse(previous.entries().getFirst().time()),
+          Instant.parse(previous.entries().getLast().time()));
+    }
+    PhasePlan plan = new PhasePlan(req.budget());
+    long startNanos = wall.nanos() - usedBefore.toNanos();
+    Instant started = clock.instant().minus(usedBefore);
+    return execute(req, plan, wall, clock, startNanos, started, progress, control);
+  }
+
+  private static Result execute(Request req, PhasePlan plan, Ticker wall, Clock clock, long startNanos,
+      Instant started, Listener progress, Control control) throws IOException {
+    Workload w = req.workload();
+    RunStore store = req.store();
+    RunDir resumed = req.resumed();
+    Journal.Contents previous = req.previous();
+    AtomicBoolean interrupted = control.stop();
+    AtomicBoolean applying = control.applying();
+    Budget budget = req.budget();
+    Target target = req.target();
+    String workload = w.spec().name();
+    Map<Phase, Duration> used = new java.util.EnumMap<>(Phase.class);
+    Map<String, String> deviceMap = new LinkedHashMap<>();
+    DeviceInfo info;
+    Profiler.Baseline baseline;
+    RunDir run;
+    Path tracePath;
+    io.gitm.device.HardwareSpec hw;
+    io.gitm.sim.SimSpec replaySpec;
+    DeviceRequest request = req.deviceRequest();
+    List<TraceRecord> records = new java.util.ArrayList<>();
+    io.gitm.trace.TraceMeta meta;
+    String ceilingsNote;
+    List<TrialRecord> completed = new java.util.ArrayList<>();
+    try (Device d = req.device()) {
+      info = d.info();
+      deviceMap.put("kind", info.kind().label());
+      deviceMap.put("backend", info.backend());
+      deviceMap.put("name", info.name());
+      deviceMap.put("uuid", info.uuid());
+      deviceMap.put("driver", info.driverVersion());
+      deviceMap.put("chosen", req.choiceReason());
+      deviceMap.put("request.kind", req.provider().kind());
+      request.options().forEach((k, v) -> deviceMap.put("request." + k, v));
+      run = resumed != null ? resumed : RunDir.create(store, new RunInfo(null, workload, req.command(),
+          budget.toString(), target.toString(), deviceMap, null, req.gitmVersion()), clock);
+      tracePath = run.dir().resolve("trace.gtrace");
+      progress.header(run.id(), info.name() + " [" + label(info.kind()) + "]", budget + " (" + plan.windows().stream()
+          .map(x -> x.phase().label().toLowerCase() + " " + window(x.length()))
+          .collect(Collectors.joining(", ")) + "); target " + target);
+      if (d instanceof SimDevice sim && resumed == null) {
+        run.writeJson("ground-truth.json", sim.groundTruth());
+      }
+      boolean profiled = previous != null && previous.entries().stream()
+          .anyMatch(e -> e.type().equals("phase-end") && "profile".equals(e.data().get("phase")))
+          && java.nio.file.Files.isRegularFile(tracePath) && java.nio.file.Files.isRegularFile(run.dir().resolve("baseline.json"));
+      if (previous != null) {
+        for (Journal.Entry e : previous.entries()) {
+          if (e.type().equals("trial")) {
+            completed.add(JSON.convertValue(e.data().get("trial"), TrialRecord.class));
+          }
+        }
+      }
+      try (Journal j = run.journal()) {
+        if (resumed == null) {
+          j.append("start", now(), Map.of("budget", budget.toString(), "target", target.toString(), "device", deviceMap));
+        } else {
+          j.append("resume", now(), Map.of("completedTrials", completed.size(), "profiled", profiled,
+              "usedSeconds", Duration.ofNanos(wall.nanos() - startNanos).toMillis() / 1000.0));
+        }
+        if (profiled) {
+          baseline = JSON.readValue(run.dir().resolve("baseline.json").toFile(), Profiler.Baseline.class);
+          progress.line("profile  reused from the interrupted run: " + baseline.iterations() + " iterations");
+        } else {
+          Duration window = plan.remaining(Phase.PROFILE, Duration.ofNanos(wall.nanos() - startNanos));
+          progress.phase(Phase.PROFILE, window);
+          j.append("phase-start", now(), Map.of("phase", "profile", "seconds", window.toMillis() / 1000.0));
+          long t0 = wall.nanos();
+          TraceWriter[] writer = new TraceWriter[1];
+          try {
+            baseline = Profiler.run(d, w, ExecutionConfig.shipped(), store.datasets(req.datasetDomain()), wall,
+                new Profiler.Options(window, maxIterations,
+                    info.kind() == DeviceKind.SIMULATED ? SIM_SAMPLE_PERIOD_NS : SAMPLE_PERIOD_NS),
+                m -> {
+                  try {
+                    writer[0] = TraceWriter.create(tracePath, m);
+                    return writer[0];
+                  } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                  }
+                }, interrupted::get);
+            writer[0].close();
+          } catch (RuntimeException | IOException e) {
+            if (writer[0] != null) {
+              writer[0].abort();
+            }
+            String why = oneLine(String.valueOf(e.getMessage()));
+            j.append("failed", now(), Map.of("phase", "profile", "error", why));
+            throw new RunFailure("run " + run.id() + " failed in the profile phase: " + why, e);
+          }
+          run.writeJson("baseline.json", baseline);
+          used.put(Phase.PROFILE, Duration.ofNanos(wall.nanos() - t0));
+          j.append("phase-end", now(), Map.of("phase", "profile", "iterations", baseline.iterations(),
+              "throughput", baseline.throughput()));
+          progress.line(String.format(java.util.Locale.ROOT, "profile  %d iterations, %s %s, latency p50 %.3f ms p99"
+              + " %.3f ms, tracing %s", baseline.iterations(), si(baseline.throughput()), baseline.metric(),
+              baseline.latency().p50(), baseline.latency().p99(), baseline.tracing()));
+        }
+        try (TraceReader r = TraceReader.open(tracePath)) {
+          meta = r.meta();
+          r.read(records::add);
+        }
+        Path cal = store.hardwareSpec(info.name(), info.uuid(), info.driverVersion());
+        io.gitm.optimizer.Ceilings.Choice ceilings = io.gitm.optimizer.Ceilings.forTrace(meta, cal);
+        hw = ceilings.spec();
+        ceilingsNote = ceilings.note();
+        replaySpec = info.kind() == DeviceKind.SIMULATED
+            ? io.gitm.sim.SimSpec.preset(request.option("preset", "h200"))
+            : io.gitm.sim.SimSpec.fromCalibration(hw, hw.deviceName().toLowerCase().contains("h100") ? "h100"
+                : hw.deviceName().toLowerCase().contains("a100") ? "a100" : "h200");
+      }
+    }
+    // the profile's device is closed: the apply phase opens the device again per setup (scheduling mode, settings)
+    int perBlock = req.blockIterations() > 0 ? req.blockIterations() : Math.max(2, Math.min(50,
+        (int) Math.ceil(baseline.iterations() / 20.0)));
+    Optimizer.Options options = new Optimizer.Options(target.fraction(), perBlock, req.gate(),
+        req.allowDeviceSettings(), req.levers());
+    Optimizer.Outcome outcome = null;
+    String failure = null;
+    try (Journal j = run.journal()) {
+      Optimizer.Events events = new Optimizer.Events() {
+        @Override
+        public void phaseStarted(Phase phase, Duration window) {
+          applying.set(phase == Phase.APPLY);
+          if (phase == Phase.APPLY && interrupted.get()) {
+            // Ctrl-C came before the apply phase: the agent stops before its first trial
+            Thread.currentThread().interrupt();
+          }
+          progress.phase(phase, window);
+          append(j, "phase-start", Map.of("phase", phase.label().toLowerCase(), "seconds", window.toMillis() / 1000.0));
+        }
+
+        @Override
+        public void phaseEnded(Phase phase, Duration u, String summary) {
+          used.put(phase, u);
+          progress.line(phase.label().toLowerCase() + pad(phase) + summary);
+          append(j, "phase-end", Map.of("phase", phase.label().toLowerCase(), "seconds", u.toMillis() / 1000.0,
+              "summary", summary));
+        }
+
+        @Override
+        public void trialDone(TrialRecord t) {
+          append(j, "trial", Map.of("trial", JSON.convertValue(t, Map.class)));
+          progress.trial(t, startNanos, plan);
+        }
+      };
+      try {
+        outcome = Optimizer.run(w, req.provider(), request, info, store.datasets(req.datasetDomain()), meta,
+            records, hw, replaySpec, plan, wall, startNanos, options, events, completed);
+      } catch (RuntimeException e) {
+        failure = oneLine(String.valueOf(e.getMessage()));
+        append(j, "failed", Map.of("phase", "optimize", "error", failure));
+      }
+      applying.set(false);
+      boolean interruptFlag = Thread.interrupted();
+      long tr = wall.nanos();
+      progress.phase(Phase.REPORT, plan.remaining(Phase.REPORT, Duration.ofNanos(wall.nanos() - startNanos)));
+      boolean wasInterrupted = interrupted.get() || interruptFlag
+          || (outcome != null && outcome.agent().stopReason() == Agent.StopReason.INTERRUPTED);
+      Report.Status status = failure != null ? Report.Status.FAILED : wasInterrupted ? Report.Status.INTERRUPTED
+          : outcome.agent().reached(target.fraction()) ? Report.Status.TARGET_REACHED
+          : !outcome.qualification().reachable() ? Report.Status.TARGET_NOT_REACHABLE : Report.Status.TARGET_MISSED;
+      if (outcome != null) {
+        used.putAll(outcome.used());
+      }
+      List<String> notes = new java.util.ArrayList<>();
+      notes.add("ceilings: " + ceilingsNote);
+      if (info.kind() == DeviceKind.SIMULATED) {
+        notes.add("every figure comes from gitm's simulated device, not from a GPU");
+      }
+      if (failure != null) {
+        notes.add("the optimization failed: " + failure);
+      }
+      if (outcome != null) {
+        notes.add("search: " + outcome.agent().detail());
+        if (Double.isFinite(outcome.replayModelError())) {
+          notes.add(String.format(java.util.Locale.ROOT, "counterfactual replay of the unchanged trace landed %.0f%%"
+              + " from the observed time: predictions are relative to it", outcome.replayModelError() * 100));
+        }
+        outcome.notApplicable().forEach((k, v) -> notes.add("lever " + k + " not tried: " + v));
+      }
+      Report report;
+      try {
+        used.put(Phase.REPORT, Duration.ofNanos(wall.nanos() - tr));
+        report = ReportAssembly.build(run.id(), workload, info, plan, target.fraction(), status, started,
+            clock.instant(), baseline, outcome, records, used, notes, req.gitmVersion());
+        Reports.write(run.dir(), report);
+        run.writeJson("outcome.json", summary(w, budget, target, outcome, baseline, status, wall, startNanos, plan));
+      } catch (IOException | RuntimeException e) {
+        String why = oneLine(e.getClass().getSimpleName() + ": " + e.getMessage());
+        append(j, "failed", Map.of("phase", "report", "error", why));
+        throw new RunFailure("run " + run.id() + " ran, but its report could not be written: " + why, e);
+      }
+      double overrun = (wall.nanos() - startNanos) / 1e9 - plan.budget().duration().toMillis() / 1000.0;
+      append(j, "end", Map.of("status", status.name(), "overrunSeconds", overrun));
+      double elapsed = (wall.nanos() - startNanos) / 1e9;
+      progress.line(String.format(Locale.ROOT, "result   %s: %s; budget %s, used %.1f s (%+.1f s)",
+          status.label(), outcome == null ? "no optimization" : String.format(Locale.ROOT,
+              "%.1f%% better with %s", (outcome.agent().totalGain() - 1) * 100,
+              outcome.agent().keptLevers().isEmpty() ? "nothing kept" : String.join(" + ",
+                  outcome.agent().keptLevers())), budget, elapsed, overrun));
+      progress.line("report   " + run.dir().resolve("report.md") + " (also report.html, report.json)");
+      return new Result(run, status, baseline, outcome, deviceMap, elapsed, overrun, failure);
+    }
+  }
+
+  private static String pad(Phase p) {
+    return " ".repeat(Math.max(1, 9 - p.label().length()));
+  }
+
+  /**
+   * Appends to the journal with the thread's interrupt status cleared for the write (an interrupt during channel I/O
+   * would close the journal), then restored.
+   */
+  private static void append(Journal j, String type, Map<String, Object> data) {
+    boolean interrupted = Thread.interrupted();
+    try {
+      j.append(type, now(), data);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** The run's outcome in brief, as {@code outcome.json} and {@code gitm run --json} carry it. */
+  public static Map<String, Object> summary(Workload w, Budget budget, Target target, Optimizer.Outcome o,
+      Profiler.Baseline b, Report.Status status, Ticker wall, long startNanos, PhasePlan plan) {
+    Map<String, Object> doc = new LinkedHashMap<>();
+    doc.put("workload", w.spec().name());
+    doc.put("budget", budget.toString());
+    doc.put("target", target.toString());
+    doc.put("status", status.name());
+    doc.put("baseline", b);
+    doc.put("elapsedSeconds", (wall.nanos() - startNanos) / 1e9);
+    doc.put("overrunSeconds", (wall.nanos() - startNanos) / 1e9 - plan.budget().duration().toMillis() / 1000.0);
+    if (o != null) {
+      doc.put("gain", o.agent().totalGain());
+      doc.put("kept", o.agent().keptLevers());
+      doc.put("trials", o.agent().trials().size());
+      doc.put("stopReason", o.agent().stopReason().name());
+      doc.put("hypotheses", o.analysis().hypotheses().stream().map(h -> h.cause().name()).toList());
+      doc.put("qualification", o.qualification().summary());
+      Map<String, Object> pred = new LinkedHashMap<>();
+      for (TrialRecord t : o.agent().trials()) {
+        Map<String, Object> x = new LinkedHashMap<>();
+        x.put("levers", t.levers());
+        x.put("predictedGain", t.predictedGain());
+        x.put("measuredGain", t.verdict().gain());
+        x.put("outcome", t.verdict().outcome().name());
+        pred.put(Integer.toString(t.index()), x);
+      }
+      doc.put("trialLog", pred);
+    }
+    return doc;
+  }
+
+  /** State sampling period on a real device (10 Hz), in host time. */
+  static final long SAMPLE_PERIOD_NS = 100_000_000L;
+  /** State sampling period on the simulated device, in simulated time: its runs cover far less device time. */
+  static final long SIM_SAMPLE_PERIOD_NS = 1_000_000L;
+
+  static String now() {
+    return Instant.now().toString();
+  }
+
+  static String oneLine(String s) {
+    String t = s == null ? "" : s.strip();
+    int nl = t.indexOf('\n');
+    return nl < 0 ? t : t.substring(0, nl).strip();
+  }
+
+  static String label(DeviceKind k) {
+    return k == DeviceKind.SIMULATED ? "SIMULATED device: every figure is modeled, not measured on a GPU" : "real device";
+  }
+
+  /** A phase window as a person reads it: {@code 2.5s}, {@code 40s}, {@code 1h30m}. */
+  public static String window(Duration d) {
+    if (d.toMillis() % 1000 != 0 && d.toSeconds() < 60) {
+      return String.format(Locale.ROOT, "%.1fs", d.toMillis() / 1000.0);
+    }
+    return new Budget(d.isZero() ? Duration.ofSeconds(1) : d).toString();
+  }
+
+  static String si(double v) {
+    if (v >= 1e9) {
+      return String.format(Locale.ROOT, "%.2f G", v / 1e9);
+    }
+    if (v >= 1e6) {
+      return String.format(Locale.ROOT, "%.2f M", v / 1e6);
+    }
+    if (v >= 1e3) {
+      return String.format(Locale.ROOT, "%.2f k", v / 1e3);
+    }
+    return String.format(Locale.ROOT, "%.2f", v);
+  }
+}
