@@ -11,6 +11,8 @@ import io.gitm.device.Module;
 import io.gitm.device.SchedulingMode;
 import io.gitm.kernels.HftOnSim.Outcome;
 import io.gitm.optimizer.attribution.Cause;
+import io.gitm.sim.Replay;
+import io.gitm.sim.SimSpec;
 import io.gitm.trace.ApiCallRecord;
 import io.gitm.trace.ApiKind;
 import io.gitm.trace.CopyKind;
@@ -338,9 +340,23 @@ class LeverEffectsOnSimTest {
   }
 
   @Test
+  void replayingTheShippedTraceUnderALeversCounterfactualPredictsTheDirectionTheLiveRunShows() throws Exception {
+    Replay r = Replay.of(shipped.records(), k -> null);
+    SimSpec h200 = SimSpec.preset("h200");
+    long unchanged = r.predict(h200, Replay.Change.none(), 1).totalNs();
+    for (String id : List.of("pool-allocation", "preallocate", "pinned-host-memory")) {
+      Replay.Change c = Levers.byId(id).counterfactual(Replay.Change.none()).orElseThrow();
+      long predicted = r.predict(h200, c, 1).totalNs();
+      Outcome live = run(applied(id, Setup.shipped()));
+      assertThat(live.metric()).as(id + " live").isGreaterThan(shipped.metric());
+      assertThat(predicted).as(id + " predicted").isLessThan(unchanged);
+    }
+  }
+
+  @Test
   void everyRunOfThisClassCoversTheWholeInput() {
-    long messages = shipped.api(a -> a.kind() == ApiKind.LAUNCH && a.name().equals("cuLaunchKernel")).size();
-    assertThat(messages).isEqualTo(8L * HftOnSim.INPUT_BATCHES);
+    long launches = shipped.api(a -> a.kind() == ApiKind.LAUNCH && a.name().equals("cuLaunchKernel")).size();
+    assertThat(launches).isEqualTo(8L * HftOnSim.INPUT_BATCHES);
     assertThat(shipped.all(ApiCallRecord.class)).isNotEmpty();
   }
 }
