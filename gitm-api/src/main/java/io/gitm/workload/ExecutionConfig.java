@@ -17,7 +17,8 @@ import java.util.Map;
  * @param copyComputeOverlap copies on their own stream, ordered with compute by events
  * @param latencyStreamPriority priority of the latency-critical stream (0 = default; lower is higher priority)
  * @param graphCapture capture one iteration's work as a graph and replay it
- * @param blockSize threads per block for the workload's elementwise kernels (0 = the workload's own choice)
+ * @param blockSize threads per block for the workload's elementwise kernels (0 = the workload's own choice;
+ *     {@link #OCCUPANCY_BLOCK_SIZE} = what the device's occupancy API suggests for them, asked by the workload at open)
  * @param kernelVariants per kernel family, the variant to use (absent = the default variant)
  * @param mathMode cuBLAS math mode for GEMMs
  * @param l2PersistBytes bytes of the workload's hot buffer marked persisting in L2 (0 = none)
@@ -29,6 +30,12 @@ public record ExecutionConfig(HostMemoryKind hostMemory, Allocation allocation, 
     int streams, boolean asyncCopies, boolean copyComputeOverlap, int latencyStreamPriority, boolean graphCapture,
     int blockSize, Map<String, String> kernelVariants, MathMode mathMode, long l2PersistBytes,
     int sharedCarveoutPercent, boolean warmup, int batchCoalesce) {
+
+  /**
+   * {@link #blockSize()} value asking the workload to take the block size from the device's occupancy API
+   * ({@link io.gitm.device.Device#suggestedBlockSize}) for the kernels it governs.
+   */
+  public static final int OCCUPANCY_BLOCK_SIZE = -1;
 
   /** Where per-batch device memory comes from. */
   public enum Allocation {
@@ -47,8 +54,10 @@ public record ExecutionConfig(HostMemoryKind hostMemory, Allocation allocation, 
     if (streams < 1 || streams > 64) {
       throw new IllegalArgumentException("streams must be 1..64, got " + streams);
     }
-    if (blockSize != 0 && (blockSize < 32 || blockSize > 1024 || blockSize % 32 != 0)) {
-      throw new IllegalArgumentException("block size must be 0 or a multiple of 32 in 32..1024, got " + blockSize);
+    if (blockSize != 0 && blockSize != OCCUPANCY_BLOCK_SIZE
+        && (blockSize < 32 || blockSize > 1024 || blockSize % 32 != 0)) {
+      throw new IllegalArgumentException("block size must be 0, -1 (occupancy API) or a multiple of 32 in 32..1024, got "
+          + blockSize);
     }
     if (sharedCarveoutPercent < -1 || sharedCarveoutPercent > 100) {
       throw new IllegalArgumentException("shared carve-out must be -1 or 0..100, got " + sharedCarveoutPercent);

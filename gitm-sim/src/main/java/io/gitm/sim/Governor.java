@@ -37,9 +37,25 @@ final class Governor {
   /** Time constant of the power controller's load average (model assumption). */
   private static final double LOAD_WINDOW_NS = 10e6;
 
+  /** The power limit set when the device was opened, watts; NaN = as found (the default, lowered by faults). */
+  private final double powerLimitSetting;
+  /** The SM clock locked when the device was opened, MHz; NaN = as found (boost, or a fault's lock). */
+  private final double clockSetting;
+
   Governor(SimSpec spec, List<InjectedFault> faults) {
+    this(spec, faults, Double.NaN, Double.NaN);
+  }
+
+  /**
+   * With device settings made at open: a power limit and an SM clock lock. Each replaces what the {@code power-cap}
+   * or {@code clock-drop} faults set (a setting made by the job is the last one made); the clock setting equal to
+   * the boost clock means unlocked.
+   */
+  Governor(SimSpec spec, List<InjectedFault> faults, double powerLimitSetting, double clockSetting) {
     this.spec = spec;
     this.faults = faults;
+    this.powerLimitSetting = powerLimitSetting;
+    this.clockSetting = clockSetting;
     this.power = spec.idlePowerW();
     this.temperature = spec.ambientC() + spec.idlePowerW() * spec.thermalResistanceCPerW();
     update(0, 0);
@@ -77,6 +93,9 @@ final class Governor {
   }
 
   private double powerLimit(long t) {
+    if (!Double.isNaN(powerLimitSetting)) {
+      return powerLimitSetting;
+    }
     double limit = spec.powerLimitW();
     for (InjectedFault f : faults) {
       if (f.name().equals("power-cap") && f.activeAt(t)) {
@@ -105,11 +124,18 @@ final class Governor {
         r |= SW_POWER_CAP;
       }
     }
+    if (!Double.isNaN(clockSetting) && clockSetting < spec.boostClockMHz()) {
+      double locked = clockSetting / spec.boostClockMHz();
+      if (locked < f) {
+        f = locked;
+        r |= APPLICATIONS_CLOCKS_SETTING;
+      }
+    }
     for (InjectedFault x : faults) {
       if (!x.activeAt(t)) {
         continue;
       }
-      if (x.name().equals("clock-drop")) {
+      if (x.name().equals("clock-drop") && Double.isNaN(clockSetting)) {
         double locked = x.param("mhz") / spec.boostClockMHz();
         if (locked < f) {
           f = locked;

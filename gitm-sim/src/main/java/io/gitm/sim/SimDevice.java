@@ -21,6 +21,7 @@ import io.gitm.device.MathMode;
 import io.gitm.device.MemInfo;
 import io.gitm.device.MemPool;
 import io.gitm.device.Module;
+import io.gitm.device.SchedulingMode;
 import io.gitm.device.OutOfDeviceMemoryException;
 import io.gitm.device.StateSampler;
 import io.gitm.device.Stream;
@@ -100,9 +101,34 @@ public final class SimDevice implements Device {
   private long plainBytes;
   private int nextStreamId = 13;
   private boolean closed;
+  private final SchedulingMode scheduling;
+  /** Host time spent asleep in blocking-sync waits (the host core was free). */
+  private long hostSlept;
+
+  /**
+   * Extra host time after a wait that blocked, before the host thread runs again, under {@link SchedulingMode#YIELD}
+   * (the thread yields its core while polling; model assumption).
+   */
+  static final long YIELD_WAKE_NS = 2_000;
+  /**
+   * The same under {@link SchedulingMode#BLOCKING_SYNC}: the thread sleeps on an OS primitive and an interrupt wakes
+   * it (model assumption). {@code SPIN}, and {@code AUTO} (CUDA spins while the process's contexts do not outnumber
+   * its CPUs, as with the simulator's one context), resume at once.
+   */
+  static final long BLOCKING_WAKE_NS = 15_000;
 
   SimDevice(SimSpec spec, long seed, String faultSpec, double jitter) {
+    this(spec, seed, faultSpec, jitter, SchedulingMode.AUTO, Double.NaN, Double.NaN);
+  }
+
+  /**
+   * A device opened with a context scheduling mode and device settings: a board power limit in watts and an SM
+   * clock lock in MHz (NaN = as found; see {@link Governor}).
+   */
+  SimDevice(SimSpec spec, long seed, String faultSpec, double jitter, SchedulingMode scheduling, double powerLimitW,
+      double smClockMHz) {
     this.spec = spec;
+    this.scheduling = scheduling == null ? SchedulingMode.AUTO : scheduling;
     this.seed = seed;
     this.faults = FaultParser.parse(faultSpec, spec.hardware().multiprocessors(), spec.boostClockMHz(),
         spec.powerLimitW());
@@ -121,7 +147,7 @@ public final class SimDevice implements Device {
     } else {
       noise = null;
     }
-    this.governor = new Governor(spec, faults);
+    this.governor = new Governor(spec, faults, powerLimitW, smClockMHz);
     this.peakFlops = new double[io.gitm.device.Precision.values().length];
     for (io.gitm.device.Precision p : io.gitm.device.Precision.values()) {
       peakFlops[p.ordinal()] = spec.hardware().flopsFor(p);
@@ -149,6 +175,28 @@ public final class SimDevice implements Device {
   /** The model this device runs. */
   public SimSpec spec() {
     return spec;
+  }
+
+  /** The context scheduling mode the device was opened with. */
+  public SchedulingMode scheduling() {
+    return scheduling;
+  }
+
+  /** The priority of the stream whose trace id is {@code streamId} (also after it was destroyed). */
+  public synchronized int streamPriority(int streamId) {
+    SimStream s = streamsById.get(streamId);
+    if (s == null) {
+      throw new IllegalArgumentException("the simulated device has no stream " + streamId);
+    }
+    return s.priority;
+  }
+
+  /**
+   * Simulated host time the host thread spent asleep in synchronizations (only under
+   * {@link SchedulingMode#BLOCKING_SYNC}; a spinning or yielding thread keeps its core busy while it waits).
+   */
+  public synchronized long hostSleptNanos() {
+    return hostSlept;
   }
 
   // ------------------------------------------------------------------ clock, noise, records
@@ -1361,7 +1409,17 @@ public final class SimDevice implements Device {
     long t0 = host;
     long corr = ++correlation;
     host += hostCost(spec.copyApiNs());
-    host = Math.max(host, until);
+    if (until > host) {
+      long wake = switch (scheduling) {
+        case AUTO, SPIN -> 0;
+        case YIELD -> hostCost(YIELD_WAKE_NS);
+        case BLOCKING_SYNC -> hostCost(BLOCKING_WAKE_NS);
+      };
+      if (scheduling == SchedulingMode.BLOCKING_SYNC) {
+        hostSlept += until - host + wake;
+      }
+      host = until + wake;
+    }
     pool.trim();
     if (tracer.on()) {
       tracer.emit(new SyncRecord(kind, DEVICE, stream, corr, t0, host));
@@ -1668,6 +1726,7 @@ public final class SimDevice implements Device {
       if (percent < -1 || percent > 100) {
         throw new DeviceException("cuFuncSetAttribute", 1, "CUDA_ERROR_INVALID_VALUE", "carve-out " + percent + "%");
       }
+      module.device.query("cuFuncSetAttribute");
       carveout = percent;
       fitted = null;
     }

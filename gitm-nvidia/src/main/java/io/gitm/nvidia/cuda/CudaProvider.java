@@ -73,9 +73,21 @@ public final class CudaProvider implements DeviceProvider {
     }
   }
 
+  /**
+   * Opens a CUDA device. Device settings ({@link DeviceRequest#DEVICE_SETTINGS}: power limit, clocks) are refused:
+   * gitm never changes a real card's settings; such levers run on the simulated device only.
+   */
   @Override
   public Device open(DeviceRequest request) {
-    return CudaDevice.open(request);
+    DeviceRequest r = request == null ? DeviceRequest.first() : request;
+    for (String k : r.options().keySet()) {
+      if (DeviceRequest.DEVICE_SETTINGS.contains(k)) {
+        throw new io.gitm.device.UnsupportedFeatureException("open", "the nvidia backend never changes a real card's"
+            + " settings (asked " + k + "=" + r.options().get(k) + "); device-setting levers run on the simulated"
+            + " device only");
+      }
+    }
+    return CudaDevice.open(r);
   }
 
   @Override

@@ -131,7 +131,6 @@ final class LobSession implements Workload.Session {
     this.clock = device.clock();
     this.n = file.instruments();
     this.k = cfg.batchCoalesce();
-    this.block = cfg.blockSize() == 0 ? DEFAULT_BLOCK : cfg.blockSize();
     this.warpBook = cfg.kernelVariants().getOrDefault(LobKernels.BOOK_FAMILY, "thread").equals("warp");
     long mm = (long) params.batchMessages() * k;
     if (mm > 1 << 24) {
@@ -140,7 +139,6 @@ final class LobSession implements Workload.Session {
     this.maxMessages = (int) Math.min(mm, file.count());
     this.rawCapacity = align(maxMessages * Itch.MAX_LENGTH);
     this.inputCapacity = rawCapacity + 4 * maxMessages + 4 * (k + 1);
-    this.maxChunks = (maxMessages + block - 1) / block;
     boolean pipelined = cfg.streams() > 1 || cfg.copyComputeOverlap();
     this.depth = pipelined ? Math.max(2, cfg.streams()) : 1;
     this.digest = new LobDigest(n);
@@ -158,6 +156,8 @@ final class LobSession implements Workload.Session {
           kernels[q].setPreferredSharedCarveout(cfg.sharedCarveoutPercent());
         }
       }
+      block = blockSize(device, cfg, kernels);
+      maxChunks = (maxMessages + block - 1) / block;
       // The legacy default stream serves the plain configuration only: it cannot be captured into a graph.
       ownDefault = cfg.streams() > 1 || cfg.copyComputeOverlap() || cfg.latencyStreamPriority() != 0
           || cfg.l2PersistBytes() > 0 || cfg.graphCapture();
@@ -217,6 +217,26 @@ final class LobSession implements Workload.Session {
     if (cfg.warmup()) {
       warmup();
     }
+  }
+
+  /**
+   * The threads per block: the configured size, the default, or for {@link ExecutionConfig#OCCUPANCY_BLOCK_SIZE} the
+   * smallest of the occupancy API's suggestions for its kernels (one size serves them all, and the routing chunk).
+   */
+  private static int blockSize(Device device, ExecutionConfig cfg, Kernel[] kernels) {
+    if (cfg.blockSize() != ExecutionConfig.OCCUPANCY_BLOCK_SIZE) {
+      return cfg.blockSize() == 0 ? DEFAULT_BLOCK : cfg.blockSize();
+    }
+    int best = 1024;
+    for (Kernel kernel : kernels) {
+      int s = device.suggestedBlockSize(kernel, 0);
+      if (s < 32 || s > 1024) {
+        throw new IllegalStateException("hft-lob: the occupancy API suggested " + s + " threads per block for "
+            + kernel.def().entry());
+      }
+      best = Math.min(best, s / 32 * 32);
+    }
+    return best;
   }
 
   private static int align(long v) {

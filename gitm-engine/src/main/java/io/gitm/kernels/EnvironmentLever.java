@@ -1,0 +1,77 @@
+package io.gitm.kernels;
+
+import io.gitm.optimizer.attribution.Cause;
+import io.gitm.sim.Replay;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A variable set in a black-box process's environment, which its runtime reads at start (CUDA, PyTorch, OpenMP).
+ * Not for managed jobs: their process (gitm's) is already running.
+ */
+record EnvironmentLever(String id, String variable, String value, SafetyClass safety, Set<Cause> addresses,
+    String description) implements Lever {
+  EnvironmentLever {
+    if (id == null || variable == null || variable.isBlank() || value == null || safety == null || description == null) {
+      throw new IllegalArgumentException("an environment lever needs an id, a variable, a value, a class and words");
+    }
+    addresses = Set.copyOf(addresses);
+  }
+
+  @Override
+  public Scope scope() {
+    return Scope.PROCESS;
+  }
+
+  @Override
+  public Applicability check(LeverContext c) {
+    Applicability no = Checks.processJob(c);
+    if (no != null) {
+      return no;
+    }
+    if (value.equals(c.setup().environment().get(variable))) {
+      return Applicability.no(variable + "=" + value + " is already set");
+    }
+    return Applicability.yes(variable + " is " + (c.setup().environment().containsKey(variable)
+        ? "set to " + c.setup().environment().get(variable) : "as the job found it"));
+  }
+
+  @Override
+  public Setup apply(Setup s, LeverContext c) {
+    return s.withEnvironment(variable, value);
+  }
+
+  /** Empty: replay re-times a recorded trace, not a process's start-up choices. */
+  @Override
+  public Optional<Replay.Change> counterfactual(Replay.Change base) {
+    return Optional.empty();
+  }
+
+  /** Restarting the process. */
+  @Override
+  public double trialCostSeconds() {
+    return 1.0;
+  }
+
+  static EnvironmentLever expandableSegments() {
+    return new EnvironmentLever("env-expandable-segments", "PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True",
+        SafetyClass.A, Set.of(Cause.ALLOCATOR_STALL), "let PyTorch's caching allocator grow segments in place "
+        + "instead of allocating and freeing new ones");
+  }
+
+  static EnvironmentLever deviceMaxConnections() {
+    return new EnvironmentLever("env-device-max-connections", "CUDA_DEVICE_MAX_CONNECTIONS", "32", SafetyClass.A,
+        Set.of(Cause.FALSE_SERIALIZATION), "give the process 32 hardware work queues instead of 8, so independent "
+        + "streams do not share one");
+  }
+
+  static EnvironmentLever eagerModuleLoading() {
+    return new EnvironmentLever("env-module-loading-eager", "CUDA_MODULE_LOADING", "EAGER", SafetyClass.A,
+        Set.of(Cause.COLD_START), "load every kernel of a module when the process starts instead of at first launch");
+  }
+
+  static EnvironmentLever tf32Override() {
+    return new EnvironmentLever("env-tf32-override", "NVIDIA_TF32_OVERRIDE", "1", SafetyClass.B, Set.of(),
+        "let cuBLAS and cuDNN compute FP32 GEMMs and convolutions in TF32 on tensor cores");
+  }
+}

@@ -1,0 +1,83 @@
+package io.gitm.kernels;
+
+import io.gitm.optimizer.attribution.Cause;
+import io.gitm.sim.Replay;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * {@code OMP_NUM_THREADS} of a black-box process set to the CPUs it may use (its pinned CPUs, else the host's), so
+ * that OpenMP's thread pool does not oversubscribe them and starve the thread that launches GPU work.
+ */
+record OmpThreads() implements Lever {
+  static final String VARIABLE = "OMP_NUM_THREADS";
+
+  @Override
+  public String id() {
+    return "env-omp-threads";
+  }
+
+  @Override
+  public String description() {
+    return "set OMP_NUM_THREADS to the CPUs the process may use";
+  }
+
+  @Override
+  public Set<Cause> addresses() {
+    return Set.of(Cause.LAUNCH_BOUND_HOST);
+  }
+
+  @Override
+  public SafetyClass safety() {
+    return SafetyClass.A;
+  }
+
+  @Override
+  public Scope scope() {
+    return Scope.PROCESS;
+  }
+
+  @Override
+  public Applicability check(LeverContext c) {
+    Applicability no = Checks.processJob(c);
+    if (no != null) {
+      return no;
+    }
+    int n = threads(c, c.setup());
+    if (n < 1) {
+      return Applicability.no("the CPUs the process may use are unknown (no " + LeverContext.FACT_HOST_CPUS
+          + " fact and no pinning)");
+    }
+    if (Integer.toString(n).equals(c.setup().environment().get(VARIABLE))) {
+      return Applicability.no(VARIABLE + "=" + n + " is already set");
+    }
+    return Applicability.yes("the process may use " + n + " CPU(s)");
+  }
+
+  private static int threads(LeverContext c, Setup s) {
+    if (!s.cpus().isEmpty()) {
+      return s.cpus().size();
+    }
+    double cpus = c.fact(LeverContext.FACT_HOST_CPUS, Double.NaN);
+    return cpus >= 1 ? (int) cpus : -1;
+  }
+
+  @Override
+  public Setup apply(Setup s, LeverContext c) {
+    int n = threads(c, s);
+    if (n < 1) {
+      throw new IllegalArgumentException(id() + " needs the " + LeverContext.FACT_HOST_CPUS + " fact or pinned CPUs");
+    }
+    return s.withEnvironment(VARIABLE, Integer.toString(n));
+  }
+
+  @Override
+  public Optional<Replay.Change> counterfactual(Replay.Change base) {
+    return Optional.empty();
+  }
+
+  @Override
+  public double trialCostSeconds() {
+    return 1.0;
+  }
+}

@@ -1,0 +1,5 @@
+/**
+ * Bindings to the host operating system through {@code java.lang.foreign} (with {@code io.gitm.nvidia.*}, the only
+ * packages that import it): the CPUs a host thread may run on ({@link io.gitm.os.CpuAffinity}, Linux).
+ */
+package io.gitm.os;
