@@ -40,7 +40,12 @@ final class Progress implements io.gitm.scheduler.RunLoop.Listener {
 
   @Override
   public void trial(TrialRecord t, long startNanos, PhasePlan plan) {
-    if (t.kept()) {
+    if (t.kind() == io.gitm.agents.TrialRecord.Kind.CONFIRMATION) {
+      // the confirmation measures the original against the final setup directly
+      if (t.verdict().complete()) {
+        best = t.verdict().gain();
+      }
+    } else if (t.kept()) {
       best *= t.verdict().gain();
     }
     double elapsed = (wall.nanos() - startNanos) / 1e9;

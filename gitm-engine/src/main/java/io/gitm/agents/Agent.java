@@ -422,7 +422,7 @@ public final class Agent {
       String refused = null;
       for (Candidate c : levers) {
         try {
-          Setup next = c.lever().apply(candidate, context);
+          Setup next = c.lever().apply(candidate, context.withSetup(candidate));
           if (next == null) {
             refused = "lever " + c.id() + " made no setup";
             break;
@@ -516,7 +516,7 @@ public final class Agent {
         if (lever.safety() == SafetyClass.C && !context.allowDeviceSettings()) {
           return "it changes device settings (class C), which needs --allow-device-settings";
         }
-        Lever.Applicability a = lever.check(context);
+        Lever.Applicability a = lever.check(context.withSetup(anchor));
         if (a == null) {
           return "its precondition check gave no answer";
         }

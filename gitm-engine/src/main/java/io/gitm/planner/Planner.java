@@ -38,10 +38,13 @@ public final class Planner {
   static final double KERNEL_FIXED_NS = 2_500;
   /** Fixed cost of a copy (DMA set-up, completion), ns. */
   static final double COPY_FIXED_NS = 3_000;
-  /** Latency of one dependent off-chip access (L2 or HBM), ns. */
-  static final double OFF_CHIP_LATENCY_NS = 600;
-  /** Latency of one dependent on-chip access (L1, shared memory), ns. */
-  static final double ON_CHIP_LATENCY_NS = 40;
+  /**
+   * Latency of one dependent off-chip access (an L2 hit at the boost clock, the fastest way off the multiprocessor),
+   * ns: a floor, below the 125 ns per step the H200 preset was calibrated to.
+   */
+  static final double OFF_CHIP_LATENCY_NS = 100;
+  /** Latency of one dependent on-chip access (an L1 hit, about 30 cycles), ns: a floor. */
+  static final double ON_CHIP_LATENCY_NS = 15;
   /** Factor on the widened model bound before an execution is judged too slow. */
   static final double SLACK = 1.5;
   /** Factor on a kernel's median for the empirical upper bound. */

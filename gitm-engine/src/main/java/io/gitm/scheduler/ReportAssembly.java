@@ -71,8 +71,9 @@ final class ReportAssembly {
         }
       });
       double head = o.qualification().headroom();
-      qual = new Report.Qualification(fp, new Report.Estimate(head, Math.min(head, o.qualification().predictedHeadroom()),
-          Math.max(head, o.qualification().floorHeadroom())), o.qualification().reachable(),
+      double u = 1.96 * o.qualification().predictedUncertainty();
+      qual = new Report.Qualification(fp, new Report.Estimate(head, Math.max(0, head - u),
+          Math.max(head, Math.min(o.qualification().floorHeadroom(), head + u))), o.qualification().reachable(),
           o.qualification().diagnosis());
       Map<String, Candidate> byId = new HashMap<>();
       o.candidates().forEach(c -> byId.put(c.id(), c));

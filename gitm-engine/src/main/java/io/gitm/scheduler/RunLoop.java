@@ -209,7 +209,7 @@ public final class RunLoop {
           TraceWriter[] writer = new TraceWriter[1];
           try {
             baseline = Profiler.run(d, w, ExecutionConfig.shipped(), store.datasets(req.datasetDomain()), wall,
-                new Profiler.Options(window, maxIterations,
+                new Profiler.Options(window, req.maxIterations(),
                     info.kind() == DeviceKind.SIMULATED ? SIM_SAMPLE_PERIOD_NS : SAMPLE_PERIOD_NS),
                 m -> {
                   try {
@@ -251,8 +251,7 @@ public final class RunLoop {
       }
     }
     // the profile's device is closed: the apply phase opens the device again per setup (scheduling mode, settings)
-    int perBlock = req.blockIterations() > 0 ? req.blockIterations() : Math.max(2, Math.min(50,
-        (int) Math.ceil(baseline.iterations() / 20.0)));
+    int perBlock = req.blockIterations() > 0 ? req.blockIterations() : blockIterations(baseline, req.gate(), plan);
     Optimizer.Options options = new Optimizer.Options(target.fraction(), perBlock, req.gate(),
         req.allowDeviceSettings(), req.levers());
     Optimizer.Outcome outcome = null;
@@ -397,10 +396,24 @@ public final class RunLoop {
     return doc;
   }
 
-  /** State sampling period on a real device (10 Hz), in host time. */
-  static final long SAMPLE_PERIOD_NS = 100_000_000L;
-  /** State sampling period on the simulated device, in simulated time: its runs cover far less device time. */
-  static final long SIM_SAMPLE_PERIOD_NS = 1_000_000L;
+  /**
+   * Iterations per gate block: enough for a block to cover {@link #BLOCK_DEVICE_NS} of the job's time (so launch
+   * jitter averages out), but few enough that a gate takes at most a twelfth of the apply window in wall time (so
+   * the agent has room for a dozen trials); between 2 and 200.
+   */
+  static int blockIterations(Profiler.Baseline b, Gate.Options gate, PhasePlan plan) {
+    double p50Ns = Math.max(1_000, b.latency().p50() * 1e6);
+    int byDevice = (int) Math.ceil(BLOCK_DEVICE_NS / p50Ns);
+    double wallPerIteration = b.wallSeconds() / Math.max(1, b.iterations());
+    double blocksPerGate = 2.0 * (gate.pairs() + gate.warmupBlocks());
+    double applySeconds = plan.window(Phase.APPLY).length().toMillis() / 1000.0;
+    int byWall = wallPerIteration <= 0 ? Integer.MAX_VALUE
+        : (int) Math.floor(applySeconds / 12 / blocksPerGate / wallPerIteration);
+    return Math.clamp(Math.min(byDevice, byWall), 2, 200);
+  }
+
+  /** Device time a gate block should cover. */
+  static final double BLOCK_DEVICE_NS = 50_000_000;
 
   static String now() {
     return Instant.now().toString();

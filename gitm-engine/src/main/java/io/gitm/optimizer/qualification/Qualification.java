@@ -21,11 +21,13 @@ import java.util.Map;
  * @param fingerprint name → value, with units in the name's suffix ({@code _pct}, {@code _us}, {@code _per_s})
  * @param floorHeadroom the improvement the floor allows (0.4 = 40%)
  * @param predictedHeadroom the improvement the ranked levers predict together
+ * @param predictedUncertainty one standard deviation of {@code predictedHeadroom} (the best levers' uncertainties
+ *     combined)
  * @param reachable whether {@code min(floor, predicted)} reaches the target
  * @param diagnosis one paragraph: why the target is or is not reachable, naming the floor
  */
 public record Qualification(Map<String, Double> fingerprint, double floorHeadroom, double predictedHeadroom,
-    double target, boolean reachable, String diagnosis) {
+    double predictedUncertainty, double target, boolean reachable, String diagnosis) {
   public Qualification {
     fingerprint = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(fingerprint));
   }
@@ -80,19 +82,27 @@ public record Qualification(Map<String, Double> fingerprint, double floorHeadroo
     f.put("concurrent_pairs", (double) a.concurrentPairs());
     double floorHeadroom = floor <= 0 ? 0 : span / floor - 1;
     // the best prediction per addressed cause, compounded
-    Map<Cause, Double> best = new HashMap<>();
-    double unattributed = 1;
+    Map<Cause, Candidate> best = new HashMap<>();
+    Candidate unattributed = null;
     for (Candidate c : candidates) {
       if (c.lever().addresses().isEmpty()) {
-        unattributed = Math.max(unattributed, c.predictedGain());
+        if (unattributed == null || c.predictedGain() > unattributed.predictedGain()) {
+          unattributed = c;
+        }
       }
       for (Cause cause : c.lever().addresses()) {
-        best.merge(cause, c.predictedGain(), Math::max);
+        best.merge(cause, c, (x, y) -> x.predictedGain() >= y.predictedGain() ? x : y);
       }
     }
-    double predicted = unattributed;
-    for (double g : best.values()) {
-      predicted *= Math.max(1, g);
+    java.util.Set<Candidate> chosen = new java.util.LinkedHashSet<>(best.values());
+    if (unattributed != null) {
+      chosen.add(unattributed);
+    }
+    double predicted = 1;
+    double variance = 0;
+    for (Candidate c : chosen) {
+      predicted *= Math.max(1, c.predictedGain());
+      variance += c.uncertainty() * c.uncertainty();
     }
     predicted -= 1;
     double head = Math.min(floorHeadroom, predicted);
@@ -115,6 +125,6 @@ public record Qualification(Map<String, Double> fingerprint, double floorHeadroo
           + " still applies whatever passes the gates.", target * 100, floorHeadroom * 100, nonKernel,
           predicted * 100);
     }
-    return new Qualification(f, floorHeadroom, predicted, target, reachable, diagnosis);
+    return new Qualification(f, floorHeadroom, predicted, Math.sqrt(variance), target, reachable, diagnosis);
   }
 }
