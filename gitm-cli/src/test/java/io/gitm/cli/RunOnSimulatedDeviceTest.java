@@ -17,12 +17,13 @@ class RunOnSimulatedDeviceTest {
 
   @Test
   void profilesHftLobAndWritesARunFolderLabelledSimulated() throws Exception {
-    CliResult r = CliResult.run("run", "--workload", "hft-lob", "--budget", "2m", "--target", "15%", "--device", "sim",
-        "--max-iterations", "6", "--faults", "allocator-churn", "--scratch", scratch.toString(), "--json");
+    CliResult r = CliResult.run("run", "--workload", "hft-lob", "--budget", "30s", "--target", "15%", "--device", "sim",
+        "--max-iterations", "6", "--faults", "allocator-churn", "--levers", "pinned-host-memory",
+        "--scratch", scratch.toString(), "--json");
     assertThat(r.code()).as(r.err()).isZero();
     var doc = Json.MAPPER.readTree(r.out());
     assertThat(doc.get("device").get("kind").asString()).isEqualTo("simulated");
-    assertThat(doc.get("status").asString()).isEqualTo("profiled");
+    assertThat(doc.get("status").asString()).isIn("TARGET_REACHED", "TARGET_MISSED", "TARGET_NOT_REACHABLE");
     assertThat(doc.get("baseline").get("iterations").asInt()).isEqualTo(6);
     assertThat(doc.get("baseline").get("throughput").asDouble()).isPositive();
 
@@ -31,10 +32,10 @@ class RunOnSimulatedDeviceTest {
     for (String f : List.of("run.json", "journal.jsonl", "trace.gtrace", "baseline.json", "report.md", "ground-truth.json")) {
       assertThat(run.resolve(f)).isRegularFile();
     }
-    assertThat(Files.readString(run.resolve("report.md"))).contains("Simulated device").contains("not built yet");
+    assertThat(Files.readString(run.resolve("report.md"))).contains("Simulated device");
     assertThat(Files.readString(run.resolve("ground-truth.json"))).contains("allocator-churn");
     assertThat(Journal.read(run.resolve("journal.jsonl")).entries()).extracting(Journal.Entry::type)
-        .containsExactly("start", "phase-start", "phase-end", "end");
+        .startsWith("start", "phase-start", "phase-end").endsWith("end");
     TraceSummary t = TraceSummary.of(run.resolve("trace.gtrace"), 3);
     assertThat(t.recordCounts().get("kernel")).isEqualTo(6L * 8);
     assertThat(t.recordCounts().get("marker")).isEqualTo(6L);

@@ -1317,7 +1317,7 @@ public final class SimDevice implements Device {
   // ------------------------------------------------------------------ trace-driven replay hooks
 
   /** Host time passes outside any API call (the job's own host work). */
-  synchronized void hostWork(long ns) {
+  public synchronized void hostWork(long ns) {
     host += Math.max(0, ns);
   }
 

@@ -1,0 +1,173 @@
+package io.gitm.cli;
+
+import io.gitm.agents.Gate;
+import io.gitm.agents.ManagedJob;
+import io.gitm.agents.Verdict;
+import io.gitm.api.Ticker;
+import io.gitm.device.Device;
+import io.gitm.device.DeviceInfo;
+import io.gitm.device.Devices;
+import io.gitm.kernels.Lever;
+import io.gitm.kernels.LeverContext;
+import io.gitm.kernels.Levers;
+import io.gitm.kernels.Setup;
+import io.gitm.store.RunStore;
+import io.gitm.workload.Workload;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code gitm levers}: the intervention library for a workload on a device — every lever, whether it applies and
+ * why not; with {@code --measure}, each applicable lever gated alone against the shipped setup on the device.
+ */
+@Command(name = "levers", mixinStandardHelpOptions = true,
+    description = "List the levers for a workload on a device; with --measure, measure each applicable lever alone"
+        + " against the shipped setup behind the rollback gate.")
+final class LeversCommand implements Callable<Integer> {
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
+  @Option(names = "--workload", paramLabel = "NAME", defaultValue = "hft-lob",
+      description = "A built-in managed workload (default: ${DEFAULT-VALUE}).")
+  String workload;
+
+  @Option(names = "--measure", description = "Gate each applicable lever alone against the shipped setup.")
+  boolean measure;
+
+  @Option(names = "--levers", split = ",", paramLabel = "ID", description = "Only these levers.")
+  List<String> only;
+
+  @Option(names = "--block-iterations", paramLabel = "N", defaultValue = "20",
+      description = "Iterations per gate block (default: ${DEFAULT-VALUE}).")
+  int blockIterations;
+
+  @Option(names = "--gate-pairs", paramLabel = "N", defaultValue = "8",
+      description = "Interleaved A/B block pairs per gate (default: ${DEFAULT-VALUE}).")
+  int gatePairs;
+
+  @Option(names = "--allow-device-settings", description = "Include class-C levers (simulated device only).")
+  boolean allowDeviceSettings;
+
+  @Option(names = "--json", description = "Print the result as JSON.")
+  boolean json;
+
+  @CommandLine.Mixin
+  DeviceOptions device = new DeviceOptions();
+
+  @CommandLine.Mixin
+  StoreOptions storeOptions = new StoreOptions();
+
+  @Override
+  public Integer call() {
+    CommandLine cl = spec.commandLine();
+    Workload w = Workloads.find(workload).orElseThrow(() -> new CommandLine.ParameterException(cl,
+        "unknown workload '" + workload + "'; known workloads: " + Workloads.knownNames()));
+    if (blockIterations < 1) {
+      throw new CommandLine.ParameterException(cl, "--block-iterations must be 1 or more");
+    }
+    Gate.Options gateOptions;
+    try {
+      gateOptions = Gate.Options.defaults().withPairs(gatePairs);
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(cl, "--gate-pairs: " + e.getMessage());
+    }
+    if (only != null) {
+      for (String id : only) {
+        try {
+          Levers.byId(id);
+        } catch (IllegalArgumentException e) {
+          throw new CommandLine.ParameterException(cl, "--levers: " + Main.oneLine(e.getMessage()));
+        }
+      }
+    }
+    Devices.Choice choice = device.choose(cl);
+    DeviceInfo info;
+    try (Device d = device.open(cl, choice)) {
+      info = d.info();
+    }
+    Map<String, Double> facts = Map.of(LeverContext.FACT_HOST_CPUS,
+        (double) Runtime.getRuntime().availableProcessors());
+    LeverContext context = new LeverContext(w.spec(), info, List.of(), facts, allowDeviceSettings, Setup.shipped());
+    List<Map<String, Object>> rows = new ArrayList<>();
+    List<Lever> measured = new ArrayList<>();
+    for (Lever l : Levers.candidates(context)) {
+      if (only != null && !only.contains(l.id())) {
+        continue;
+      }
+      Lever.Applicability a = l.check(context);
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("id", l.id());
+      row.put("class", l.safety().name());
+      row.put("scope", l.scope().name());
+      row.put("causes", l.addresses().stream().map(Enum::name).toList());
+      row.put("applies", a.applies());
+      row.put("reason", a.reason());
+      row.put("description", l.description());
+      rows.add(row);
+      if (a.applies()) {
+        measured.add(l);
+      }
+    }
+    PrintWriter out = cl.getOut();
+    if (measure) {
+      RunStore store = storeOptions.open(cl);
+      Gate gate = new Gate(Ticker.system(), gateOptions);
+      try (ManagedJob job = new ManagedJob(w, choice.provider(), device.request(),
+          store.datasets(RunCommand.DATASET_DOMAIN.getOrDefault(workload, "edge")), blockIterations)) {
+        for (Map<String, Object> row : rows) {
+          if (!(Boolean) row.get("applies")) {
+            continue;
+          }
+          Lever l = Levers.byId((String) row.get("id"));
+          Setup candidate = l.apply(Setup.shipped(), context);
+          Verdict v = gate.judge(job, Setup.shipped(), candidate, l.safety(), w.spec().outputTolerance());
+          row.put("outcome", v.outcome().name());
+          row.put("gain", v.gain());
+          row.put("ciLow", v.ciLow());
+          row.put("ciHigh", v.ciHigh());
+          row.put("pValue", v.pValue());
+          row.put("anchorMedian", v.anchorMedian());
+          row.put("candidateMedian", v.candidateMedian());
+          row.put("outputDifference", v.outputDifference());
+          row.put("seconds", v.wallNanos() / 1e9);
+          row.put("detail", v.detail());
+          if (!json) {
+            out.printf(Locale.ROOT, "%-32s %s  %-16s %s%n", l.id(), l.safety(), v.outcome().name().toLowerCase(Locale.ROOT),
+                Double.isFinite(v.gain()) ? String.format(Locale.ROOT, "%+.1f%% (95%% CI %+.1f%%..%+.1f%%, p=%.2g),"
+                    + " %s → %s %s", (v.gain() - 1) * 100, (v.ciLow() - 1) * 100, (v.ciHigh() - 1) * 100,
+                    v.pValue(), RunCommand.si(v.anchorMedian()), RunCommand.si(v.candidateMedian()),
+                    w.spec().metric()) : v.detail());
+            out.flush();
+          }
+        }
+      }
+    }
+    if (json) {
+      Map<String, Object> doc = new LinkedHashMap<>();
+      doc.put("workload", workload);
+      doc.put("device", Map.of("name", info.name(), "kind", info.kind().name(), "backend", info.backend(),
+          "driver", info.driverVersion()));
+      doc.put("measured", measure);
+      doc.put("blockIterations", blockIterations);
+      doc.put("gatePairs", gatePairs);
+      doc.put("levers", rows);
+      out.println(Json.write(doc));
+    } else if (!measure) {
+      out.println("levers for " + workload + " on " + info.name() + " [" + info.kind().label() + "]");
+      for (Map<String, Object> row : rows) {
+        out.printf(Locale.ROOT, "%-32s %s %-8s %-7s %s%n", row.get("id"), row.get("class"), row.get("scope"),
+            (Boolean) row.get("applies") ? "applies" : "no", (Boolean) row.get("applies") ? row.get("description")
+                : row.get("reason"));
+      }
+    }
+    return Main.OK;
+  }
+}
