@@ -194,7 +194,7 @@ final class RunCommand implements Callable<Integer> {
     try {
       Device d = device.open(cl, choice);
       RunLoop.Request req = new RunLoop.Request(w, budget, target, d, choice.provider(), choice.reason(),
-          device.request(), store, DATASET_DOMAIN.getOrDefault(workload, "edge"), resumed, previous, maxIterations,
+          device.request(), store, store.datasets(DATASET_DOMAIN.getOrDefault(workload, "edge")), resumed, previous, maxIterations,
           blockIterations, gateOptions, allowDeviceSettings, levers, "gitm "
           + String.join(" ", cl.getParseResult().originalArgs()), VersionCommand.version());
       r = RunLoop.run(req, wall, Clock.systemUTC(), progress, control);

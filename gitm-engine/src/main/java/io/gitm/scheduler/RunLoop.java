@@ -100,10 +100,11 @@ public final class RunLoop {
    *     {@code provider} with {@code deviceRequest} and each setup's settings
    * @param resumed the run folder of an interrupted run to continue, or null
    * @param previous that run's journal, or null
+   * @param dataDir the workload's input folder (e.g. the store's {@code datasets/hft/})
    * @param levers when not empty, only these levers are considered
    */
   public record Request(Workload workload, Budget budget, Target target, Device device, DeviceProvider provider,
-      String choiceReason, DeviceRequest deviceRequest, RunStore store, String datasetDomain, RunDir resumed,
+      String choiceReason, DeviceRequest deviceRequest, RunStore store, Path dataDir, RunDir resumed,
       Journal.Contents previous, int maxIterations, int blockIterations, Gate.Options gate,
       boolean allowDeviceSettings, List<String> levers, String command, String gitmVersion) {}
 
@@ -208,7 +209,7 @@ public final class RunLoop {
           long t0 = wall.nanos();
           TraceWriter[] writer = new TraceWriter[1];
           try {
-            baseline = Profiler.run(d, w, ExecutionConfig.shipped(), store.datasets(req.datasetDomain()), wall,
+            baseline = Profiler.run(d, w, ExecutionConfig.shipped(), req.dataDir(), wall,
                 new Profiler.Options(window, req.maxIterations(),
                     info.kind() == DeviceKind.SIMULATED ? SIM_SAMPLE_PERIOD_NS : SAMPLE_PERIOD_NS),
                 m -> {
@@ -284,7 +285,7 @@ public final class RunLoop {
         }
       };
       try {
-        outcome = Optimizer.run(w, req.provider(), request, info, store.datasets(req.datasetDomain()), meta,
+        outcome = Optimizer.run(w, req.provider(), request, info, req.dataDir(), meta,
             records, hw, replaySpec, plan, wall, startNanos, options, events, completed);
       } catch (RuntimeException e) {
         failure = oneLine(String.valueOf(e.getMessage()));
