@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # GPU part of the gitm CLI, as a user runs it on the GPU machine: `gitm doctor`, `gitm calibrate --quick`,
-# `gitm run --workload hft-lob` on the real device (the profile phase, trace and report), `gitm trace info` and
+# `gitm run --workload hft-lob` on the real device (all five phases: the worked example's reports), `gitm analyze` of
+# its trace, `gitm trace info` and
 # `gitm trace export --perfetto` of that run's trace, and a real PyTorch profiler (Kineto) trace recorded there and
 # imported with `gitm trace import`. Results in $GITM_PART_OUT: one log per command, the run folder, the traces.
 set -uo pipefail
@@ -26,10 +27,13 @@ step() { # step NAME CMD...: runs a gitm command, logs it and its exit status
 step doctor doctor
 step doctor-json doctor --json
 step calibrate calibrate --quick -o "$out/calibration-quick.json"
-step run run --workload hft-lob --budget 1m --target 15% --device nvidia
+step run run --workload hft-lob --budget "${GITM_RUN_BUDGET:-4m}" --target 15% --device nvidia
 run_dir=$(ls -d "$GITM_SCRATCH"/runs/*/ 2>/dev/null | head -n1)
 if [ -n "$run_dir" ]; then
-  cp "$run_dir"/report.md "$run_dir"/baseline.json "$run_dir"/run.json "$run_dir"/journal.jsonl "$out/" 2>/dev/null
+  cp "$run_dir"/report.md "$run_dir"/report.html "$run_dir"/report.json "$run_dir"/outcome.json "$run_dir"/baseline.json \
+    "$run_dir"/run.json "$run_dir"/journal.jsonl "$out/" 2>/dev/null
+  step analyze analyze "$run_dir"
+  step analyze-json analyze "$run_dir" --json
   step trace-info trace info "$run_dir/trace.gtrace" --top 12
   step trace-export trace export --perfetto "$run_dir/trace.gtrace" -o "$out/hft-lob-h200.perfetto.json"
   cp "$run_dir/trace.gtrace" "$out/hft-lob-h200.gtrace"
@@ -39,6 +43,7 @@ if timeout 180 python3 gitm-engine/src/test/resources/tracer/record-kineto-trace
   k=$(ls "$out"/kineto/*.json 2>/dev/null | head -n1)
   step kineto-import trace import "$k" -o "$out/kineto-real.gtrace"
   step kineto-info trace info "$out/kineto-real.gtrace" --top 8
+  step kineto-analyze analyze "$k"
 else
   echo "recording the Kineto trace failed:"; tail -n 20 "$out/kineto-record.log"; rc=1
 fi
