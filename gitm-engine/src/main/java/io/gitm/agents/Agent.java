@@ -27,7 +27,8 @@ import java.util.Set;
  * <p>It ranks the candidates by expected gain times the chance that the gain is real, per unit of trial cost, and
  * tries them one at a time on top of the current anchor, so that the levers it keeps accumulate. After that pass it
  * tries, two at a time, the levers whose trial was inconclusive but did not rule out a gain (a lever may help only in
- * combination with another). A lever whose trial crashed, hung, ran out of memory, failed the device, produced NaN or
+ * combination with another): those whose interval reaches above 1 and that either measured above 1 or were
+ * predicted a fair chance of a gain ({@link Options#promisingChance()}). A lever whose trial crashed, hung, ran out of memory, failed the device, produced NaN or
  * changed the output is never tried again. It stops at the deadline (a trial is not started when the longest trial
  * so far would end past it), or when the target is reached and nothing promising is left, or when all is tried.
  * When time allows it then confirms the result with one more gate, the original setup against the final one: a
@@ -484,7 +485,8 @@ public final class Agent {
       if (v.failedArm() == Arm.CANDIDATE && v.outcome().failure() && t.kind() == Kind.SINGLE) {
         levers.forEach(c -> banned.add(c.id()));
       }
-      if (t.kind() == Kind.SINGLE && v.outcome().inconclusive() && v.ciHigh() > 1) {
+      if (t.kind() == Kind.SINGLE && v.outcome().inconclusive() && v.ciHigh() > 1 && (v.gain() >= 1
+          || levers.getFirst().chanceOfGain(options.gate().minGain()) >= options.promisingChance())) {
         inconclusive.addAll(levers);
       }
       if (v.outcome() == Outcome.OUT_OF_BUDGET) {
