@@ -44,7 +44,7 @@ import java.util.function.ToDoubleFunction;
  * combination gated against the original setup). A benchmark, not a test.
  *
  * <p>{@code java -cp gitm-bench/target/gitm-bench.jar io.gitm.bench.SearchHarness [--scenarios N] [--seed S]
- * [--only K] [--random-repeats R] [--random-budget B]} runs it on seeded synthetic scenarios and prints a Markdown table.
+ * [--only K] [--repeats R] [--random-budget B]} runs it on seeded synthetic scenarios and prints a Markdown table.
  * {@link #compare(Scenario, Settings)} takes any job and levers (a managed workload on the simulated device, say),
  * with or without a ground truth.
  *
@@ -94,14 +94,15 @@ public final class SearchHarness {
    * How the comparison runs.
    *
    * @param gate the gate every method uses
-   * @param randomRepeats independent runs of random search (it is reported by their median)
+   * @param repeats independent runs of the agent and of random search, each on a fresh job (fresh noise); each
+   *     method is reported by the median of its runs
    * @param randomBudget trials each random-search run may use
    * @param seed seeds the random search
    */
-  public record Settings(Gate.Options gate, int randomRepeats, int randomBudget, long seed) {
+  public record Settings(Gate.Options gate, int repeats, int randomBudget, long seed) {
     public Settings {
-      if (gate == null || randomRepeats < 1 || randomBudget < 1) {
-        throw new IllegalArgumentException("settings need gate options, >= 1 random repeat and a budget >= 1");
+      if (gate == null || repeats < 1 || randomBudget < 1) {
+        throw new IllegalArgumentException("settings need gate options, >= 1 repeat and a random budget >= 1");
       }
     }
 
@@ -111,24 +112,38 @@ public final class SearchHarness {
   }
 
   /**
-   * What one method reached.
+   * What one method reached: the medians over its runs.
    *
-   * @param speedup the true improvement factor of its final setup (measured, when the truth is unknown)
+   * @param speedup the true improvement factor of the final setup (measured, when the truth is unknown)
    * @param trials gate trials used
-   * @param trialsToTarget trials after which its setup first met the target; -1 when it never did
+   * @param trialsToTarget trials after which the setup first met the target; -1 when the median run never did
+   *     (runs that never did count as never)
+   * @param reached how many runs met the target
+   * @param runs how many runs there were
    */
-  public record Outcome(double speedup, int trials, int trialsToTarget) {}
+  public record Outcome(double speedup, int trials, int trialsToTarget, int reached, int runs) {
+    static Outcome median(List<Run> runs) {
+      int[] toTarget = runs.stream().mapToInt(r -> r.trialsToTarget() < 0 ? Integer.MAX_VALUE : r.trialsToTarget())
+          .sorted().toArray();
+      int m = toTarget[(toTarget.length - 1) / 2];
+      return new Outcome(SearchHarness.median(runs.stream().mapToDouble(Run::speedup).toArray()),
+          (int) Math.round(SearchHarness.median(runs.stream().mapToDouble(Run::trials).toArray())),
+          m == Integer.MAX_VALUE ? -1 : m, (int) runs.stream().filter(r -> r.trialsToTarget() >= 0).count(),
+          runs.size());
+    }
+  }
+
+  /** One run of one method. */
+  record Run(double speedup, int trials, int trialsToTarget) {}
 
   /**
    * A scenario's comparison.
    *
-   * @param random the median random-search run (median speedup, median trials to target, not-reached runs counted
-   *     as never)
-   * @param randomAtAgentTrials the median speedup random search had after as many trials as the agent used
-   * @param randomReached how many random-search runs met the target within their budget
+   * @param randomAtAgentTrials the median speedup random search had after as many trials as the agent's median run
+   * @param agentStops why the agent's runs stopped, by reason
    */
   public record Comparison(Scenario scenario, Outcome agent, Outcome random, Outcome oracle,
-      double randomAtAgentTrials, int randomReached, int randomRepeats, Agent.StopReason agentStop) {
+      double randomAtAgentTrials, Map<Agent.StopReason, Integer> agentStops) {
     /** Agent speedup / oracle speedup. */
     public double speedupShare() {
       return agent.speedup() / oracle.speedup();
@@ -142,35 +157,40 @@ public final class SearchHarness {
     public double trialShare() {
       return (double) agent.trials() / oracle.trials();
     }
+
+    /** Whether the agent's median run met the target in at most a third of random search's median trials. */
+    public boolean fasterThanRandom() {
+      return agent.trialsToTarget() > 0
+          && (random.trialsToTarget() < 0 || 3L * agent.trialsToTarget() <= random.trialsToTarget());
+    }
   }
 
   public static Comparison compare(Scenario s, Settings settings) {
-    Outcome agent;
-    Agent.Result result = new Agent(Ticker.system(), Agent.Options.defaults().withGate(settings.gate())
-        .withTarget(s.target())).optimize(s.jobs().get(), s.anchor(), candidates(s), s.context(), Long.MAX_VALUE,
-        Agent.Listener.none(), List.of());
-    agent = agentOutcome(s, result);
-    if (Boolean.getBoolean("gitm.harness.verbose")) {
-      for (TrialRecord t : result.trials()) {
-        System.err.printf(Locale.ROOT, "  %s #%d %s %s on %s: %s (predicted %.3f %s; true %.3f)%n", s.name(),
-            t.index(), t.kind(), t.levers(), t.anchorLevers(), t.verdict().outcome(), t.predictedGain(), t.basis(),
-            s.truth() == null ? Double.NaN : s.truth().applyAsDouble(t.candidate()));
+    List<Run> agentRuns = new ArrayList<>();
+    Map<Agent.StopReason, Integer> stops = new TreeMap<>();
+    for (int r = 0; r < settings.repeats(); r++) {
+      Agent.Result result = new Agent(Ticker.system(), Agent.Options.defaults().withGate(settings.gate())
+          .withTarget(s.target())).optimize(s.jobs().get(), s.anchor(), candidates(s), s.context(), Long.MAX_VALUE,
+          Agent.Listener.none(), List.of());
+      agentRuns.add(agentRun(s, result));
+      stops.merge(result.stopReason(), 1, Integer::sum);
+      if (r == 0 && Boolean.getBoolean("gitm.harness.verbose")) {
+        for (TrialRecord t : result.trials()) {
+          System.err.printf(Locale.ROOT, "  %s #%d %s %s on %s: %s (predicted %.3f %s; true %.3f)%n", s.name(),
+              t.index(), t.kind(), t.levers(), t.anchorLevers(), t.verdict().outcome(), t.predictedGain(),
+              t.basis(), s.truth() == null ? Double.NaN : s.truth().applyAsDouble(t.candidate()));
+        }
       }
     }
+    Outcome agent = Outcome.median(agentRuns);
     Outcome oracle = oracle(s, settings);
-    List<Outcome> runs = new ArrayList<>();
+    List<Run> randomRuns = new ArrayList<>();
     List<Double> atAgentTrials = new ArrayList<>();
-    for (int r = 0; r < settings.randomRepeats(); r++) {
-      runs.add(random(s, settings, settings.seed() * 7919 + r, agent.trials(), atAgentTrials));
+    for (int r = 0; r < settings.repeats(); r++) {
+      randomRuns.add(random(s, settings, settings.seed() * 7919 + r, agent.trials(), atAgentTrials));
     }
-    int reached = (int) runs.stream().filter(o -> o.trialsToTarget() >= 0).count();
-    int[] toTarget = runs.stream().mapToInt(o -> o.trialsToTarget() < 0 ? Integer.MAX_VALUE : o.trialsToTarget())
-        .sorted().toArray();
-    int median = toTarget[toTarget.length / 2];
-    Outcome random = new Outcome(median(runs.stream().mapToDouble(Outcome::speedup).toArray()),
-        settings.randomBudget(), median == Integer.MAX_VALUE ? -1 : median);
-    return new Comparison(s, agent, random, oracle, median(atAgentTrials.stream().mapToDouble(d -> d).toArray()),
-        reached, settings.randomRepeats(), result.stopReason());
+    return new Comparison(s, agent, Outcome.median(randomRuns), oracle,
+        median(atAgentTrials.stream().mapToDouble(d -> d).toArray()), stops);
   }
 
   private static List<Candidate> candidates(Scenario s) {
@@ -179,7 +199,7 @@ public final class SearchHarness {
     return s.levers().stream().map(l -> predicted.getOrDefault(l.id(), Candidate.prior(l, 1.05, 0.10))).toList();
   }
 
-  private static Outcome agentOutcome(Scenario s, Agent.Result result) {
+  private static Run agentRun(Scenario s, Agent.Result result) {
     double final_ = s.truth() == null ? result.totalGain() : s.truth().applyAsDouble(result.anchor());
     int toTarget = -1;
     if (final_ >= 1 + s.target()) {
@@ -196,7 +216,7 @@ public final class SearchHarness {
         }
       }
     }
-    return new Outcome(final_, result.trials().size(), toTarget);
+    return new Run(final_, result.trials().size(), toTarget);
   }
 
   /** Every non-empty combination gated against the original; the best one that stayed safe. */
@@ -219,14 +239,14 @@ public final class SearchHarness {
       double speedup = s.truth() == null ? v.gain() : s.truth().applyAsDouble(candidate);
       best = Math.max(best, speedup);
     }
-    return new Outcome(best, (1 << n) - 1, -1);
+    return new Outcome(best, (1 << n) - 1, best >= 1 + s.target() ? (1 << n) - 1 : -1, 1, 1);
   }
 
   /**
    * Random search: each trial draws a subset not drawn before (each lever in with probability 1/2) and gates it
    * against the best setup so far, which it replaces when kept.
    */
-  private static Outcome random(Scenario s, Settings settings, long seed, int agentTrials, List<Double> atAgent) {
+  private static Run random(Scenario s, Settings settings, long seed, int agentTrials, List<Double> atAgent) {
     Gate gate = new Gate(Ticker.system(), settings.gate());
     Job job = s.jobs().get();
     SplittableRandom random = new SplittableRandom(seed);
@@ -267,7 +287,7 @@ public final class SearchHarness {
     if (trials <= agentTrials) {
       atAgent.add(bestSpeedup);
     }
-    return new Outcome(bestSpeedup, trials, toTarget);
+    return new Run(bestSpeedup, trials, toTarget);
   }
 
   private static List<Lever> subset(List<Lever> levers, int mask) {
@@ -563,25 +583,26 @@ public final class SearchHarness {
       String v = args[++i];
       switch (a) {
         case "--scenarios" -> scenarios = Integer.parseInt(v);
-        case "--seed" -> seed = Long.parseLong(v);
         case "--only" -> only = Integer.parseInt(v);
-        case "--random-repeats" -> settings = new Settings(settings.gate(), Integer.parseInt(v),
-            settings.randomBudget(), settings.seed());
-        case "--random-budget" -> settings = new Settings(settings.gate(), settings.randomRepeats(),
-            Integer.parseInt(v), settings.seed());
+        case "--seed" -> seed = Long.parseLong(v);
+        case "--repeats" -> settings = new Settings(settings.gate(), Integer.parseInt(v), settings.randomBudget(),
+            settings.seed());
+        case "--random-budget" -> settings = new Settings(settings.gate(), settings.repeats(), Integer.parseInt(v),
+            settings.seed());
         default -> throw new IllegalArgumentException("unknown option " + a
-            + " (known: --scenarios N, --only K, --seed S, --random-repeats R, --random-budget B)");
+            + " (known: --scenarios N, --only K, --seed S, --repeats R, --random-budget B)");
       }
     }
-    if (scenarios < 1) {
-      throw new IllegalArgumentException("--scenarios must be >= 1, got " + scenarios);
+    if (scenarios < 1 || only < 0 || only > scenarios) {
+      throw new IllegalArgumentException("--scenarios must be >= 1 and --only within 1.." + scenarios);
     }
-    System.out.printf(Locale.ROOT, "search harness: %d scenarios, seed %d, gate %d pairs + %d warm-up, random search "
-        + "%d runs of at most %d trials%n%n", scenarios, seed, settings.gate().pairs(), settings.gate().warmupBlocks(),
-        settings.randomRepeats(), settings.randomBudget());
-    System.out.println("| scenario | levers | target | oracle speedup (trials) | agent speedup (trials) "
-        + "| agent / oracle: speedup, gain | agent trials / oracle's | trials to target: agent, random (median) "
-        + "| random speedup at the agent's trials | agent stop |");
+    settings = new Settings(settings.gate(), settings.repeats(), settings.randomBudget(), seed);
+    System.out.printf(Locale.ROOT, "search harness: %d scenarios, seed %d, gate %d pairs + %d warm-up; agent and "
+        + "random search: medians of %d runs each, random search at most %d trials a run%n%n", scenarios, seed,
+        settings.gate().pairs(), settings.gate().warmupBlocks(), settings.repeats(), settings.randomBudget());
+    System.out.println("| scenario | levers | target | oracle: speedup (trials) | agent: speedup (trials) "
+        + "| agent / oracle: speedup, gain | agent trials / oracle's | trials to target: agent (runs reaching it), "
+        + "random (runs reaching it) | random's speedup at the agent's trials | agent stops |");
     System.out.println("|---|---|---|---|---|---|---|---|---|---|");
     List<Comparison> all = new ArrayList<>();
     long t0 = System.nanoTime();
@@ -593,22 +614,27 @@ public final class SearchHarness {
       Scenario s = synthetic(k + 1, seed * 1000 + k, noise);
       Comparison c = compare(s, settings);
       all.add(c);
-      System.out.printf(Locale.ROOT, "| %s | %s | %.0f%% | %.3f (%d) | %.3f (%d) | %.1f%%, %.1f%% | %.2f%% | %s, %s "
-              + "| %.3f | %s |%n", s.name(), s.description(), 100 * s.target(), c.oracle().speedup(),
-          c.oracle().trials(), c.agent().speedup(), c.agent().trials(), 100 * c.speedupShare(), 100 * c.gainShare(),
-          100 * c.trialShare(), reached(c.agent().trialsToTarget()),
-          reached(c.random().trialsToTarget()) + " (" + c.randomReached() + "/" + c.randomRepeats() + " reached)",
-          c.randomAtAgentTrials(), c.agentStop());
+      System.out.printf(Locale.ROOT, "| %s | %s | %.0f%% | %.3f (%d) | %.3f (%d) | %.1f%%, %.1f%% | %.2f%% "
+              + "| %s (%d/%d), %s (%d/%d) | %.3f | %s |%n", s.name(), s.description(), 100 * s.target(),
+          c.oracle().speedup(), c.oracle().trials(), c.agent().speedup(), c.agent().trials(), 100 * c.speedupShare(),
+          100 * c.gainShare(), 100 * c.trialShare(), reached(c.agent().trialsToTarget()), c.agent().reached(),
+          c.agent().runs(), reached(c.random().trialsToTarget()), c.random().reached(), c.random().runs(),
+          c.randomAtAgentTrials(), stops(c.agentStops()));
     }
     System.out.printf(Locale.ROOT, "%nwall time %.1f s%n", (System.nanoTime() - t0) / 1e9);
     long speedupMet = all.stream().filter(c -> c.speedupShare() >= 0.95).count();
     long gainMet = all.stream().filter(c -> c.gainShare() >= 0.95).count();
     long trialsMet = all.stream().filter(c -> c.trialShare() <= 0.15).count();
-    long fasterMet = all.stream().filter(c -> c.agent().trialsToTarget() > 0 && (c.random().trialsToTarget() < 0
-        || 3L * c.agent().trialsToTarget() <= c.random().trialsToTarget())).count();
-    System.out.printf(Locale.ROOT, "goals: >= 95%% of the oracle's speedup in %d/%d (of its gain: %d/%d); <= 15%% of "
-        + "its trials in %d/%d; target in <= 1/3 of random search's trials in %d/%d%n", speedupMet, all.size(),
-        gainMet, all.size(), trialsMet, all.size(), fasterMet, all.size());
+    long fasterMet = all.stream().filter(Comparison::fasterThanRandom).count();
+    System.out.printf(Locale.ROOT, "goals (median runs): >= 95%% of the oracle's speedup in %d/%d (of its gain: "
+        + "%d/%d); <= 15%% of its trials in %d/%d; target in <= 1/3 of random search's trials in %d/%d%n",
+        speedupMet, all.size(), gainMet, all.size(), trialsMet, all.size(), fasterMet, all.size());
+  }
+
+  private static String stops(Map<Agent.StopReason, Integer> stops) {
+    List<String> parts = new ArrayList<>();
+    stops.forEach((reason, n) -> parts.add(reason.name().toLowerCase(Locale.ROOT).replace('_', ' ') + " " + n));
+    return String.join(", ", parts);
   }
 
   private static String reached(int trials) {
