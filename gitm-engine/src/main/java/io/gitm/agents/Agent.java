@@ -19,6 +19,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.hipparchus.distribution.continuous.NormalDistribution;
 
 /**
  * The agent that applies levers to a live job: a controller whose anchor is the last setup known to be good and
@@ -27,7 +28,8 @@ import java.util.Set;
  * <p>It ranks the candidates by expected gain times the chance that the gain is real, per unit of trial cost, and
  * tries them one at a time on top of the current anchor, so that the levers it keeps accumulate. After that pass it
  * tries, two at a time, the levers whose trial was inconclusive but did not rule out a gain (a lever may help only in
- * combination with another). A lever whose trial crashed, hung, ran out of memory, failed the device, produced NaN or
+ * combination with another): those whose interval reaches above 1 and that either measured above 1 or were
+ * predicted a fair chance of a gain ({@link Options#promisingChance()}). A lever whose trial crashed, hung, ran out of memory, failed the device, produced NaN or
  * changed the output is never tried again. It stops at the deadline (a trial is not started when the longest trial
  * so far would end past it), or when the target is reached and nothing promising is left, or when all is tried.
  * When time allows it then confirms the result with one more gate, the original setup against the final one: a
@@ -243,7 +245,7 @@ public final class Agent {
     private final List<TrialRecord> trials = new ArrayList<>();
     private final List<Candidate> kept = new ArrayList<>();
     private final Set<String> banned = new HashSet<>();
-    private final List<Candidate> inconclusive = new ArrayList<>();
+    private final Map<Candidate, Belief> inconclusive = new LinkedHashMap<>();
     private Setup anchor;
     private double chainedGain = 1;
     private double toleranceLeft;
@@ -335,20 +337,25 @@ public final class Agent {
           + " not reached");
     }
 
-    /** Levers that were inconclusive alone, tried two at a time, most promising pairs first. */
+    /**
+     * Levers that were inconclusive alone, tried two at a time. Pairs are ordered by their predictions (a gain that
+     * only shows in combination leaves no trace in the single trials), then by what is believed of them after those
+     * trials; once the target is reached, only pairs whose believed gain clears the gate's minimum are tried.
+     */
     private void pairs() {
-      List<Candidate> open = inconclusive.stream()
-          .filter(c -> !kept.contains(c) && !banned.contains(c.id()))
-          .sorted(Comparator.comparingDouble(Candidate::predictedGain).reversed().thenComparing(Candidate::id))
-          .toList();
-      record Pair(Candidate a, Candidate b) {}
+      List<Map.Entry<Candidate, Belief>> open = inconclusive.entrySet().stream()
+          .filter(e -> !kept.contains(e.getKey()) && !banned.contains(e.getKey().id())).toList();
+      record Pair(Candidate a, Candidate b, Belief belief) {}
       List<Pair> pairs = new ArrayList<>();
       for (int i = 0; i < open.size(); i++) {
         for (int j = i + 1; j < open.size(); j++) {
-          pairs.add(new Pair(open.get(i), open.get(j)));
+          pairs.add(new Pair(open.get(i).getKey(), open.get(j).getKey(),
+              open.get(i).getValue().and(open.get(j).getValue())));
         }
       }
-      pairs.sort(Comparator.comparingDouble((Pair p) -> -p.a().predictedGain() * p.b().predictedGain()));
+      pairs.sort(Comparator.comparingDouble((Pair p) -> -p.a().predictedGain() * p.b().predictedGain())
+          .thenComparingDouble(p -> -p.belief().gain()).thenComparing(p -> p.a().id()).thenComparing(p -> p.b().id()));
+      double minGain = options.gate().minGain();
       int tried = 0;
       for (Pair p : pairs) {
         if (stopped != null || tried >= options.maxPairs()) {
@@ -357,7 +364,12 @@ public final class Agent {
         if (kept.contains(p.a()) || kept.contains(p.b())) {
           continue;
         }
-        if (attempt(Kind.PAIR, List.of(p.a(), p.b())) != null) {
+        if (targetReached() && p.belief().gain() < 1 + minGain) {
+          skippedForTarget = true;
+          continue;
+        }
+        String basis = p.a().basis() + "+" + p.b().basis() + "+measured";
+        if (attempt(Kind.PAIR, List.of(p.a(), p.b()), p.belief().gain(), basis) != null) {
           tried++;
         }
       }
@@ -410,14 +422,17 @@ public final class Agent {
      * @return the trial, or null when none was made (no time)
      */
     private TrialRecord attempt(Kind kind, List<Candidate> levers) {
+      return attempt(kind, levers, levers.stream().mapToDouble(Candidate::predictedGain).reduce(1, (x, y) -> x * y),
+          String.join("+", levers.stream().map(Candidate::basis).distinct().toList()));
+    }
+
+    private TrialRecord attempt(Kind kind, List<Candidate> levers, double predicted, String basis) {
       if (Thread.currentThread().isInterrupted()) {
         stop(StopReason.INTERRUPTED, "interrupted");
         return null;
       }
       List<String> ids = ids(levers);
       TrialRecord.Key key = new TrialRecord.Key(kind, ids, ids(kept));
-      double predicted = levers.stream().mapToDouble(Candidate::predictedGain).reduce(1, (x, y) -> x * y);
-      String basis = String.join("+", levers.stream().map(Candidate::basis).distinct().toList());
       Setup candidate = anchor;
       String refused = null;
       for (Candidate c : levers) {
@@ -484,8 +499,9 @@ public final class Agent {
       if (v.failedArm() == Arm.CANDIDATE && v.outcome().failure() && t.kind() == Kind.SINGLE) {
         levers.forEach(c -> banned.add(c.id()));
       }
-      if (t.kind() == Kind.SINGLE && v.outcome().inconclusive() && v.ciHigh() > 1) {
-        inconclusive.addAll(levers);
+      if (t.kind() == Kind.SINGLE && v.outcome().inconclusive() && v.ciHigh() > 1 && (v.gain() >= 1
+          || levers.getFirst().chanceOfGain(options.gate().minGain()) >= options.promisingChance())) {
+        inconclusive.put(levers.getFirst(), Belief.of(levers.getFirst(), v, options.gate().confidence()));
       }
       if (v.outcome() == Outcome.OUT_OF_BUDGET) {
         if (Thread.currentThread().isInterrupted()) {
@@ -541,6 +557,31 @@ public final class Agent {
       String gain = String.format(Locale.ROOT, "; kept %s, chained gain %.4f", ids(kept), chainedGain);
       return new Result(original, anchor, ids(kept), trials, chainedGain, reason, detail + note + gain, notTried,
           reused);
+    }
+  }
+
+  /**
+   * What is believed of a lever's gain after its trial: its prediction and the trial's measurement combined by their
+   * precision (normal approximations; the measurement's standard error read off its confidence interval).
+   */
+  record Belief(double gain, double sd) {
+    static Belief of(Candidate c, Verdict v, double confidence) {
+      double z = new NormalDistribution(0, 1).inverseCumulativeProbability(0.5 + confidence / 2);
+      double se = (v.ciHigh() - v.ciLow()) / (2 * z);
+      if (!(se > 0) || !Double.isFinite(v.gain())) {
+        return new Belief(c.predictedGain(), c.uncertainty());
+      }
+      if (c.uncertainty() == 0) {
+        return new Belief(c.predictedGain(), 0);
+      }
+      double wp = 1 / (c.uncertainty() * c.uncertainty());
+      double wm = 1 / (se * se);
+      return new Belief((wp * c.predictedGain() + wm * v.gain()) / (wp + wm), Math.sqrt(1 / (wp + wm)));
+    }
+
+    /** The belief about both levers together, taken as independent. */
+    Belief and(Belief other) {
+      return new Belief(gain * other.gain, Math.hypot(sd * other.gain, other.sd * gain));
     }
   }
 

@@ -14,10 +14,11 @@ import java.util.List;
  * @param anchorLevers the ids of the levers the anchor already had (kept before, in order); empty for a
  *     confirmation, whose anchor is the original setup
  * @param candidate the setup measured against the anchor
- * @param predictedGain what the ranking expected of the levers tried (the product for a pair; for a confirmation,
- *     the gain chained from the kept trials)
- * @param basis where that expectation came from ({@code replay}, {@code prior}, {@code replay+prior},
- *     {@code chained})
+ * @param predictedGain what the agent expected of the levers tried: the prediction for a single lever; for a pair,
+ *     the product of each lever's prediction combined with its own inconclusive measurement; for a confirmation, the
+ *     gain chained from the kept trials
+ * @param basis where that expectation came from: {@code replay} or {@code prior} for a single lever, e.g.
+ *     {@code replay+prior+measured} for a pair, {@code chained} for a confirmation
  * @param verdict the gate's verdict
  */
 public record TrialRecord(int index, Kind kind, List<String> levers, List<String> anchorLevers, Setup candidate,

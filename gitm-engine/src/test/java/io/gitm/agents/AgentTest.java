@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The agent against seeded synthetic jobs, one test per failure it must survive. Where chance is involved the test
@@ -220,6 +221,26 @@ class AgentTest {
     assertThat(job.totalOpens()).as("only the trials after the third opened the job").isEqualTo(2 * heard.size());
     assertThat(resumed.anchor()).isEqualTo(full.anchor());
     assertThat(resumed.keptLevers()).isEqualTo(full.keptLevers());
+  }
+
+  @Test
+  void trialsReadBackFromJsonResumeTheSearch() {
+    List<Candidate> candidates = List.of(replay(SyntheticLever.a("a"), 1.2), replay(SyntheticLever.a("slow"), 1.1),
+        replay(SyntheticLever.b("b"), 1.08), replay(SyntheticLever.reopening("crash"), 1.05));
+    Agent.Options options = OPTIONS.withOutputTolerance(1e-3);
+    Result full = new Agent(new FakeTicker(), options).optimize(scenario(13), SHIPPED, candidates, CONTEXT,
+        Long.MAX_VALUE, Agent.Listener.none(), List.of());
+    JsonMapper json = JsonMapper.builder().build();
+    List<TrialRecord> readBack = full.trials().stream()
+        .map(t -> json.readValue(json.writeValueAsString(t), TrialRecord.class)).toList();
+    assertThat(readBack).isEqualTo(full.trials());
+
+    SyntheticJob job = scenario(14);
+    Result resumed = new Agent(new FakeTicker(), options).optimize(job, SHIPPED, candidates, CONTEXT, Long.MAX_VALUE,
+        Agent.Listener.none(), readBack);
+    assertThat(resumed.reusedTrials()).isEqualTo(full.trials().size());
+    assertThat(job.totalOpens()).isZero();
+    assertThat(resumed.anchor()).isEqualTo(full.anchor());
   }
 
   private static SyntheticJob scenario(long seed) {
