@@ -10,8 +10,9 @@ import java.util.Set;
 /**
  * How the job's host thread waits for the device (the context's {@code CU_CTX_SCHED_*} flag, fixed when the device
  * is opened, so a trial reopens it). {@code SPIN} resumes at once after each wait and keeps a core busy while it
- * waits; {@code YIELD} and {@code BLOCKING_SYNC} give the core to the job's other host threads and resume later
- * after each wait, so they apply only where host threads outnumber CPUs.
+ * waits (from {@code AUTO} this changes something only where CUDA's heuristic would not spin: more contexts than
+ * CPUs, or a Tegra board); {@code YIELD} and {@code BLOCKING_SYNC} give the core to the job's other host threads and
+ * resume later after each wait, so they apply only where host threads outnumber CPUs.
  */
 record SchedulingLever(SchedulingMode mode) implements Lever {
   SchedulingLever {
