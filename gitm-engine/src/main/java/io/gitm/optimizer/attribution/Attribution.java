@@ -7,37 +7,50 @@ import io.gitm.planner.Graph;
 import io.gitm.planner.Planner;
 import io.gitm.trace.ApiCallRecord;
 import io.gitm.trace.ApiKind;
+import io.gitm.trace.CopyKind;
 import io.gitm.trace.CopyRecord;
-import io.gitm.trace.MemoryKind;
+import io.gitm.trace.MarkerRecord;
+import io.gitm.trace.OverheadRecord;
 import io.gitm.trace.StateField;
 import io.gitm.trace.StateSample;
-import io.gitm.trace.SyncKind;
-import io.gitm.trace.SyncRecord;
 import io.gitm.trace.TraceRecord;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import org.hipparchus.distribution.continuous.TDistribution;
 
 /**
  * Causal attribution: turns the monitor's residuals and the trace's conditions into ranked hypotheses in the fixed
- * {@link Cause} taxonomy. A pure function of the records, the graph and the monitor's result.
+ * {@link Cause} taxonomy. A pure function of the records, the graph and the monitor's result: it reads only what a
+ * trace holds (never a simulated device's ground truth), and needs no record that a real trace lacks
+ * ({@code TrafficRecord}s and work records sharpen it when present).
  *
  * <p>Each cause has a detector that measures the time the cause cost ("lost" time) in each of {@link #CHUNKS} equal
  * windows of the span. The effect is the lost time over the span; its interval and p-value come from the spread
  * over the windows (a one-sided t-test that the lost share exceeds {@link #MIN_EFFECT}); p-values are adjusted by
- * Benjamini–Hochberg across causes. Clock-related causes are also tested with Granger causality between the SM clock
- * and the kernel residual series, and conditions with a doubly robust estimate (see {@code docs/attribution.md}).
+ * Benjamini–Hochberg across causes. Hypotheses are ranked by effect times confidence.
+ *
+ * <p>Device-idle time is partitioned, never counted twice: each gap in which no device operation ran goes to the
+ * blocking host calls that overlap it or that the host returned from just before it (allocations and frees that
+ * stalled, pageable copies, synchronizations; in proportion to their share of the gap, plus the re-issue time after
+ * the last of them), or, when the host was not blocked at all and the gap is longer than
+ * {@link #LAUNCH_GAP_LATENCIES} launch latencies, to the launch-bound host. The detectors are described in
+ * {@code docs/attribution.md}.
  */
 public final class Attribution {
   /** Windows the span is cut into for the effect's spread. */
   static final int CHUNKS = 10;
   /** The smallest effect (share of the span) worth a hypothesis. */
   static final double MIN_EFFECT = 0.005;
+  /** Fewest events (gaps, kernels, sample intervals) a hypothesis rests on. */
+  static final int MIN_EVENTS = 3;
   /** Adjusted p-value below which a hypothesis is reported. */
   static final double ALPHA = 0.05;
 
@@ -49,14 +62,46 @@ public final class Attribution {
   static final int HW_THERMAL = 0x40;
   static final int HW_POWER_BRAKE = 0x80;
 
+  /** A blocking host call that ended at most this long before a device-idle gap began is one of its causes. */
+  static final long TOUCH_NS = 1_000;
+  /** An allocation or free that held the host longer than this stalled it (a pool-served one takes 1–2 µs). */
+  static final long SLOW_ALLOC_NS = 10_000;
+  /** A device-idle gap with the host not blocked counts as launch-bound beyond this many launch latencies. */
+  static final double LAUNCH_GAP_LATENCIES = 2;
+  /** Operations issued while another stream's work was running, needed before missing overlap is judged. */
+  static final int MIN_OPPORTUNITIES = 8;
+  /** Share of those operations that overlapped, below which the streams are judged serialized. */
+  static final double SERIAL_RATE = 0.05;
+  /** How long before another stream's work ended an operation must have been ready to count as an opportunity. */
+  static final long OVERLAP_MARGIN_NS = 2_000;
+  /** Clock deficit (share below the boost clock) under which the clock counts as at speed. */
+  static final double MIN_DEFICIT = 0.02;
+  /** Measured over declared bytes above which a kernel moved excess traffic (the monitor's tolerance). */
+  static final double TRAFFIC_TOLERANCE = 1.25;
+  /** Host copies at least this large are judged against the link's rate. */
+  static final long LINK_MIN_BYTES = 64 * 1024;
+  /** Share of the calibrated rate (fixed cost included) below which a host copy ran slow. */
+  static final double LINK_SLOW = 0.7;
+  /** Fixed device-side cost of a kernel (the planner's), left out when judging a kernel's excess. */
+  static final double KERNEL_FIXED_NS = 2_500;
+  /** Fixed cost of a copy (the planner's). */
+  static final double COPY_FIXED_NS = 3_000;
+
+  // what a host call was doing, for the device-idle partition
+  static final byte ISSUE = 0;
+  static final byte ALLOC = 1;
+  static final byte PAGEABLE = 2;
+  static final byte SYNC = 3;
+  static final byte LAUNCH = 4;
+
   private Attribution() {}
 
   /** The inputs every detector reads. */
   record Input(List<? extends TraceRecord> trace, Graph graph, Monitor.Result monitor, HardwareSpec hw, long from,
-      long to) {
+      long to, Host host) {
     int chunk(long t) {
       long span = Math.max(1, to - from);
-      int c = (int) ((t - from) * CHUNKS / span);
+      int c = (int) ((t - from) * (double) CHUNKS / span);
       return Math.clamp(c, 0, CHUNKS - 1);
     }
 
@@ -77,88 +122,109 @@ public final class Attribution {
       from = Math.min(from, Math.min(n.launchNs(), n.startNs()));
       to = Math.max(to, n.endNs());
     }
-    Input in = new Input(trace, graph, monitor, hw, from, to);
+    Input in = new Input(trace, graph, monitor, hw, from, to, Host.of(trace));
     Map<Cause, Lost> lost = new EnumMap<>(Cause.class);
-    allocator(in, lost);
-    pageable(in, lost);
+    idle(in, lost);
     syncs(in, lost);
-    launchBound(in, lost);
+    pageable(in, lost);
     serialization(in, lost);
-    clocks(in, lost);
-    kernelsBeyondModel(in, lost);
+    Clock clock = Clock.of(in);
+    clocks(in, clock, lost);
+    kernels(in, clock, lost);
     hostLink(in, lost);
+    return rank(in, lost);
+  }
+
+  private static List<Hypothesis> rank(Input in, Map<Cause, Lost> lost) {
     List<Cause> causes = new ArrayList<>(lost.keySet());
+    double span = Math.max(1, in.to() - in.from());
     double[] p = new double[causes.size()];
     for (int i = 0; i < p.length; i++) {
-      p[i] = lost.get(causes.get(i)).pValue(in.chunkNs());
+      p[i] = lost.get(causes.get(i)).pValue(span);
     }
     double[] adj = benjaminiHochberg(p);
     List<Hypothesis> out = new ArrayList<>();
-    double span = to - from;
     for (int i = 0; i < causes.size(); i++) {
       Lost l = lost.get(causes.get(i));
       double effect = l.total() / span;
-      if (effect < MIN_EFFECT || adj[i] > ALPHA) {
+      if (effect < MIN_EFFECT || adj[i] > ALPHA || l.certainty <= 0) {
         continue;
       }
-      double[] ci = l.interval(in.chunkNs());
+      double[] ci = l.interval(span);
       double width = ci[1] - ci[0];
       double confidence = Math.clamp((1 - adj[i]) * l.certainty / (1 + width / Math.max(effect, 1e-9) / 4), 0, 1);
       List<Evidence> ev = new ArrayList<>(l.evidence);
-      ev.add(new Evidence("test", String.format(java.util.Locale.ROOT,
-          "lost time per window: %.2f%% of the span on average over %d windows; one-sided t-test that it exceeds "
-              + "%.1f%%: p=%.3g (BH-adjusted %.3g)", effect * 100, CHUNKS, MIN_EFFECT * 100, p[i], adj[i]),
-          Map.of("windows", CHUNKS, "p", p[i], "pAdjusted", adj[i])));
+      ev.add(new Evidence("test", String.format(Locale.ROOT,
+          "lost time: %.2f%% of the span in %d events (in %d of %d windows of the span); one-sided t-test that it"
+              + " exceeds %.1f%%: p=%.3g (BH-adjusted %.3g)", effect * 100, l.events, l.windows(), CHUNKS,
+          MIN_EFFECT * 100, p[i], adj[i]), Map.of("events", l.events, "windows", l.windows(), "p", p[i],
+          "pAdjusted", adj[i])));
       out.add(new Hypothesis(causes.get(i), effect, Math.max(0, ci[0]), ci[1], adj[i], confidence, ev));
     }
     out.sort(Comparator.comparingDouble(Hypothesis::score).reversed());
     return out;
   }
 
-  /** Time a cause cost, per window, with the evidence behind it and how specific the signature is (0..1). */
+  /**
+   * Time a cause cost, as a sum of events (a gap, a kernel, a sample interval), with the evidence behind it and how
+   * specific the signature is (0..1). The test treats the events' costs as draws: the total's standard error is
+   * {@code sqrt(k) * sd}; a one-sided t-test ({@code k - 1} degrees of freedom) asks whether the total exceeds
+   * {@link #MIN_EFFECT} of the span. Fewer than {@link #MIN_EVENTS} events are never significant.
+   */
   static final class Lost {
     final double[] perChunk = new double[CHUNKS];
     final List<Evidence> evidence = new ArrayList<>();
     double certainty = 1;
+    long events;
+    double sum;
+    private double mean;
+    private double m2;
 
     void add(Input in, long at, double ns) {
       if (ns > 0) {
         perChunk[in.chunk(at)] += ns;
+        events++;
+        sum += ns;
+        double d = ns - mean;
+        mean += d / events;
+        m2 += d * (ns - mean);
       }
     }
 
     double total() {
-      return Arrays.stream(perChunk).sum();
+      return sum;
     }
 
-    double pValue(double chunkNs) {
-      double[] share = Arrays.stream(perChunk).map(x -> x / chunkNs).toArray();
-      double mean = Arrays.stream(share).average().orElse(0);
-      double sd = sd(share, mean);
-      if (mean <= MIN_EFFECT) {
+    double sd() {
+      return events < 2 ? 0 : Math.sqrt(m2 / (events - 1));
+    }
+
+    double pValue(double spanNs) {
+      if (events < MIN_EVENTS || sum <= MIN_EFFECT * spanNs) {
         return 1;
       }
-      if (sd == 0) {
+      double se = Math.sqrt(events) * sd();
+      if (se == 0) {
         return 0;
       }
-      double t = (mean - MIN_EFFECT) / (sd / Math.sqrt(CHUNKS));
-      return 1 - new TDistribution(CHUNKS - 1).cumulativeProbability(t);
+      double t = (sum - MIN_EFFECT * spanNs) / se;
+      return 1 - new TDistribution(events - 1).cumulativeProbability(t);
     }
 
-    double[] interval(double chunkNs) {
-      double[] share = Arrays.stream(perChunk).map(x -> x / chunkNs).toArray();
-      double mean = Arrays.stream(share).average().orElse(0);
-      double half = new TDistribution(CHUNKS - 1).inverseCumulativeProbability(0.975) * sd(share, mean)
-          / Math.sqrt(CHUNKS);
-      return new double[] {mean - half, mean + half};
+    /** The 95% interval of the effect (share of the span). */
+    double[] interval(double spanNs) {
+      double half = events < 2 ? 0
+          : new TDistribution(events - 1).inverseCumulativeProbability(0.975) * Math.sqrt(events) * sd();
+      return new double[] {(sum - half) / spanNs, (sum + half) / spanNs};
     }
 
-    private static double sd(double[] v, double mean) {
-      double s = 0;
-      for (double x : v) {
-        s += (x - mean) * (x - mean);
+    /** How many of the windows hold lost time. */
+    int windows() {
+      int w = 0;
+      for (double x : perChunk) {
+        w += x > 0 ? 1 : 0;
       }
-      return Math.sqrt(s / Math.max(1, v.length - 1));
+      return w;
     }
   }
 
@@ -166,337 +232,741 @@ public final class Attribution {
     return m.computeIfAbsent(c, k -> new Lost());
   }
 
-  /** Plain (synchronizing) allocations and frees: their whole host time is lost, and the device drains for them. */
-  static void allocator(Input in, Map<Cause, Lost> out) {
-    long n = 0;
-    double total = 0;
-    for (TraceRecord r : in.trace()) {
-      if (r instanceof ApiCallRecord a && (a.kind() == ApiKind.ALLOC || a.kind() == ApiKind.FREE)
-          && !a.name().contains("Async") && !a.name().contains("Host") && in.from() <= a.startNs()) {
-        n++;
-        total += a.durationNs();
-        lost(out, Cause.ALLOCATOR_STALL).add(in, a.startNs(), a.durationNs());
+  /**
+   * What the host did, gathered in one pass over the trace: its driver calls in start order, each with what it was
+   * doing ({@link #ISSUE}, {@link #ALLOC}, {@link #PAGEABLE}, {@link #SYNC}); the synchronizing calls with the
+   * device-idle time each is charged with; the iterations the job marked; the tracer's own intervals; the
+   * device-state samples in time order.
+   */
+  static final class Host {
+    long[] start = new long[256];
+    long[] end = new long[256];
+    byte[] cat = new byte[256];
+    int[] sync = new int[256];
+    int calls;
+    long[] syncStart = new long[64];
+    double[] syncCost = new double[64];
+    int syncs;
+    long[] iterStart = new long[0];
+    long launches;
+    long slowAllocs;
+    double slowAllocNs;
+    long ownGaps;
+    double ownGapNs;
+    long[] overStart = new long[0];
+    long[] overEnd = new long[0];
+    List<StateSample> samples = new ArrayList<>();
+    double retiredPages;
+
+    static Host of(List<? extends TraceRecord> trace) {
+      Host h = new Host();
+      List<ApiCallRecord> api = new ArrayList<>();
+      long[] pageable = new long[16];
+      int np = 0;
+      List<MarkerRecord> iterations = new ArrayList<>();
+      List<OverheadRecord> overhead = new ArrayList<>();
+      for (TraceRecord r : trace) {
+        switch (r) {
+          case ApiCallRecord a -> api.add(a);
+          case CopyRecord c -> {
+            if (Planner.pageable(c) && c.correlationId() != 0) {
+              if (np == pageable.length) {
+                pageable = Arrays.copyOf(pageable, np * 2);
+              }
+              pageable[np++] = c.correlationId();
+            }
+          }
+          case StateSample s -> {
+            h.samples.add(s);
+            double p = (s.has(StateField.RETIRED_PAGES) ? s.get(StateField.RETIRED_PAGES) : 0)
+                + (s.has(StateField.REMAPPED_ROWS) ? s.get(StateField.REMAPPED_ROWS) : 0);
+            if (p > h.retiredPages) {
+              h.retiredPages = p;
+            }
+          }
+          case MarkerRecord m -> {
+            if (m.name().startsWith("iteration")) {
+              iterations.add(m);
+            }
+          }
+          case OverheadRecord o -> overhead.add(o);
+          default -> {
+          }
+        }
       }
+      pageable = Arrays.copyOf(pageable, np);
+      Arrays.sort(pageable);
+      boolean sorted = true;
+      for (int i = 1; i < api.size() && sorted; i++) {
+        sorted = api.get(i - 1).startNs() <= api.get(i).startNs();
+      }
+      if (!sorted) {
+        api.sort(Comparator.comparingLong(ApiCallRecord::startNs));
+      }
+      h.start = new long[api.size()];
+      h.end = new long[api.size()];
+      h.cat = new byte[api.size()];
+      h.sync = new int[api.size()];
+      long prevEnd = Long.MIN_VALUE;
+      for (ApiCallRecord a : api) {
+        int i = h.calls++;
+        h.start[i] = a.startNs();
+        h.end[i] = a.endNs();
+        byte c = category(a, pageable);
+        h.cat[i] = c;
+        h.sync[i] = -1;
+        if (c == SYNC) {
+          if (h.syncs == h.syncStart.length) {
+            h.syncStart = Arrays.copyOf(h.syncStart, h.syncs * 2);
+            h.syncCost = Arrays.copyOf(h.syncCost, h.syncs * 2);
+          }
+          h.syncStart[h.syncs] = a.startNs();
+          h.sync[i] = h.syncs++;
+        } else if (c == ALLOC) {
+          h.slowAllocs++;
+          h.slowAllocNs += a.durationNs();
+        }
+        if (a.kind() == ApiKind.LAUNCH) {
+          h.launches++;
+        }
+        if (prevEnd != Long.MIN_VALUE && a.startNs() > prevEnd) {
+          h.ownGaps++;
+          h.ownGapNs += a.startNs() - prevEnd;
+        }
+        prevEnd = Math.max(prevEnd, a.endNs());
+      }
+      iterations.sort(Comparator.comparingLong(MarkerRecord::startNs));
+      h.iterStart = iterations.stream().mapToLong(MarkerRecord::startNs).toArray();
+      overhead.sort(Comparator.comparingLong(OverheadRecord::startNs));
+      h.overStart = overhead.stream().mapToLong(OverheadRecord::startNs).toArray();
+      h.overEnd = overhead.stream().mapToLong(OverheadRecord::endNs).toArray();
+      h.samples.removeIf(s -> !(s.has(StateField.SM_CLOCK) && s.has(StateField.CLOCK_EVENT_REASONS)
+          && Double.isFinite(s.get(StateField.SM_CLOCK)) && Double.isFinite(s.get(StateField.CLOCK_EVENT_REASONS))));
+      h.samples.sort(Comparator.comparingLong(StateSample::timeNs));
+      return h;
     }
-    if (n > 0) {
-      out.get(Cause.ALLOCATOR_STALL).evidence.add(new Evidence("trace", String.format(java.util.Locale.ROOT,
-          "%d plain cuMemAlloc/cuMemFree calls (synchronizing), %.1f µs each on average, %.2f ms in all", n,
-          total / n / 1e3, total / 1e6), Map.of("calls", n, "totalNs", total)));
+
+    /** What a driver call was doing: stalling in the allocator, staging a pageable copy, waiting, or issuing work. */
+    static byte category(ApiCallRecord a, long[] pageableCorrelations) {
+      String n = a.name();
+      return switch (a.kind()) {
+        case SYNC -> n.contains("WaitEvent") ? ISSUE : SYNC;
+        case ALLOC, FREE -> n.contains("Host") ? ISSUE
+            : !n.contains("Async") || a.durationNs() > SLOW_ALLOC_NS ? ALLOC : ISSUE;
+        case COPY -> Arrays.binarySearch(pageableCorrelations, a.correlationId()) >= 0 ? PAGEABLE
+            : n.contains("Async") ? ISSUE : SYNC;
+        case LAUNCH -> LAUNCH;
+        default -> ISSUE;
+      };
+    }
+
+    /** The tracer's own time within [from, to). */
+    long overhead(long from, long to) {
+      if (overStart.length == 0) {
+        return 0;
+      }
+      int i = Arrays.binarySearch(overStart, from - 10_000_000L);
+      i = i < 0 ? -i - 1 : i;
+      long total = 0;
+      long reached = from;
+      for (; i < overStart.length && overStart[i] < to; i++) {
+        long s = Math.max(reached, overStart[i]);
+        long e = Math.min(to, overEnd[i]);
+        if (e > s) {
+          total += e - s;
+          reached = e;
+        }
+      }
+      return total;
+    }
+
+    /** The iteration holding time {@code t}, or -1 outside the marked iterations. */
+    int iteration(long t) {
+      int i = Arrays.binarySearch(iterStart, t);
+      i = i >= 0 ? i : -i - 2;
+      return i;
     }
   }
 
-  /** Copies from or to pageable memory: the time beyond the same copy at the pinned rate. */
+  /**
+   * The device-idle partition: each gap between device operations (the tracer's own time taken out) goes to the
+   * blocking host calls that overlap it or that the host returned from just before it, in proportion to their share of
+   * the gap (the time from the last one's return to the gap's end, re-issuing work, goes to that one). A gap with the
+   * host never blocked in it: when a blocking call earlier in the same iteration drained the device (no work issued
+   * before that call was still running after it), the host's driver calls in the gap other than launches (frees,
+   * allocations, copies to issue, event records: the pipeline refilling) are the last such call's cost; the rest of
+   * the gap (the host's own code, launches) goes to the launch-bound host when the gap is longer than
+   * {@link #LAUNCH_GAP_LATENCIES} launch latencies. Synchronizations are charged here and judged by {@link #syncs}.
+   */
+  static void idle(Input in, Map<Cause, Lost> out) {
+    Host h = in.host();
+    List<Graph.Node> nodes = in.graph().nodes();
+    boolean[] drained = drained(in);
+    double launchGap = LAUNCH_GAP_LATENCIES * Math.max(1_000, in.hw().launchLatencyNs());
+    double[] w = new double[5];
+    int[] syncCall = new int[16];
+    double[] syncWeight = new double[16];
+    long curEnd = Long.MIN_VALUE;
+    int j = 0;
+    int lastDrain = -1;
+    int drainGaps = 0;
+    long launchGaps = 0;
+    double launchNs = 0;
+    double allocNs = 0;
+    double pageableNs = 0;
+    for (Graph.Node n : nodes) {
+      long g1 = n.startNs();
+      if (curEnd != Long.MIN_VALUE && g1 > curEnd) {
+        long g0 = curEnd;
+        double len = (g1 - g0) - h.overhead(g0, g1);
+        if (len > 0) {
+          while (j < h.calls && h.end[j] < g0 - TOUCH_NS) {
+            if (drained[j] && (lastDrain < 0 || h.end[j] >= h.end[lastDrain])) {
+              lastDrain = j;
+              drainGaps = 0;
+            }
+            j++;
+          }
+          Arrays.fill(w, 0);
+          int ns = 0;
+          int last = -1;
+          long lastEnd = Long.MIN_VALUE;
+          double refill = 0;
+          for (int k = j; k < h.calls && h.start[k] < g1; k++) {
+            byte c = h.cat[k];
+            double o = Math.max(0, Math.min(h.end[k], g1) - Math.max(h.start[k], g0));
+            if (!blocking(c)) {
+              refill += c == ISSUE ? o : 0;
+              continue;
+            }
+            if (h.end[k] < g0 - TOUCH_NS) {
+              continue;
+            }
+            w[c] += o;
+            if (c == SYNC) {
+              if (ns == syncCall.length) {
+                syncCall = Arrays.copyOf(syncCall, ns * 2);
+                syncWeight = Arrays.copyOf(syncWeight, ns * 2);
+              }
+              syncCall[ns] = h.sync[k];
+              syncWeight[ns++] = o;
+            }
+            if (h.end[k] <= g1 && h.end[k] > lastEnd) {
+              lastEnd = h.end[k];
+              last = k;
+            }
+          }
+          double charged = 0;
+          if (last >= 0) {
+            // the device drained while the host was blocked; re-issuing work after the call is its cost too
+            charged = g1 - Math.max(g0, lastEnd);
+          } else if (lastDrain >= 0 && (h.iterStart.length >= 2
+              ? h.iteration(h.end[lastDrain]) == h.iteration(g0) && h.iteration(g0) >= 0 : drainGaps == 0)) {
+            // the pipeline is refilling after a drain in the same iteration (without iteration markers: the first gap
+            // after it): the host's non-launch driver calls in the gap are the drain's cost
+            charged = Math.min(len, refill);
+            last = lastDrain;
+          }
+          drainGaps++;
+          if (last >= 0 && charged > 0) {
+            w[h.cat[last]] += charged;
+            if (h.cat[last] == SYNC) {
+              if (ns == syncCall.length) {
+                syncCall = Arrays.copyOf(syncCall, ns * 2);
+                syncWeight = Arrays.copyOf(syncWeight, ns * 2);
+              }
+              syncCall[ns] = h.sync[last];
+              syncWeight[ns++] = charged;
+            }
+          }
+          double total = w[ALLOC] + w[PAGEABLE] + w[SYNC];
+          // a gap the host was blocked in is the blocking calls'; after a drain only the refill is theirs
+          double blocked = total == 0 ? 0 : lastEnd != Long.MIN_VALUE ? len : Math.min(len, total);
+          if (blocked > 0) {
+            double a = blocked * w[ALLOC] / total;
+            double p = blocked * w[PAGEABLE] / total;
+            allocNs += a;
+            pageableNs += p;
+            if (a > 0) {
+              lost(out, Cause.ALLOCATOR_STALL).add(in, g0, a);
+            }
+            if (p > 0) {
+              lost(out, Cause.PAGEABLE_COPIES).add(in, g0, p);
+            }
+            for (int s = 0; s < ns; s++) {
+              h.syncCost[syncCall[s]] += blocked * syncWeight[s] / total;
+            }
+          }
+          double free = len - blocked;
+          if (free > 0 && len > launchGap) {
+            launchGaps++;
+            launchNs += free;
+            lost(out, Cause.LAUNCH_BOUND_HOST).add(in, g0, free);
+          }
+        }
+      }
+      curEnd = Math.max(curEnd, n.endNs());
+    }
+    Monitor.Idle idle = in.monitor().idle();
+    Lost l = out.get(Cause.LAUNCH_BOUND_HOST);
+    if (l != null) {
+      l.evidence.add(new Evidence("idle", String.format(Locale.ROOT,
+          "the device idled %.2f ms in %d gaps longer than %.1f µs while the host was not blocked in a driver call"
+              + " (the host spent %.2f ms in %d stretches outside any driver call; idle breakdown: kernel wait %.2f ms,"
+              + " host wait %.2f ms, other %.2f ms)", launchNs / 1e6, launchGaps, launchGap / 1e3, h.ownGapNs / 1e6,
+          h.ownGaps, idle.kernelWaitNs() / 1e6, idle.hostWaitNs() / 1e6, idle.otherNs() / 1e6),
+          Map.of("gaps", launchGaps, "idleNs", launchNs, "hostOwnNs", h.ownGapNs)));
+    }
+    Lost a = out.get(Cause.ALLOCATOR_STALL);
+    if (a != null) {
+      a.evidence.add(new Evidence("trace", String.format(Locale.ROOT,
+          "%d allocations/frees held the host (synchronizing, or over %d µs): %.1f µs each on average, %.2f ms in all;"
+              + " the device idled %.2f ms around them", h.slowAllocs, SLOW_ALLOC_NS / 1000,
+          h.slowAllocNs / Math.max(1, h.slowAllocs) / 1e3, h.slowAllocNs / 1e6, allocNs / 1e6),
+          Map.of("calls", h.slowAllocs, "callNs", h.slowAllocNs, "idleNs", allocNs)));
+    }
+    Lost p = out.get(Cause.PAGEABLE_COPIES);
+    if (p != null) {
+      p.evidence.add(new Evidence("idle", String.format(Locale.ROOT,
+          "the device idled %.2f ms while the host was blocked in copies staged through pageable memory",
+          pageableNs / 1e6), Map.of("idleNs", pageableNs)));
+    }
+  }
+
+  private static boolean blocking(byte category) {
+    return category == ALLOC || category == PAGEABLE || category == SYNC;
+  }
+
+  /** Per host call, whether it was blocking and the device had finished all work issued before it when it returned. */
+  static boolean[] drained(Input in) {
+    Host h = in.host();
+    List<Graph.Node> nodes = in.graph().nodes();
+    int[] byLaunch = in.graph().launchOrder();
+    boolean[] drained = new boolean[h.calls];
+    int q = 0;
+    long maxEnd = Long.MIN_VALUE;
+    for (int k = 0; k < h.calls; k++) {
+      if (!blocking(h.cat[k])) {
+        continue;
+      }
+      while (q < byLaunch.length && nodes.get(byLaunch[q]).launchNs() < h.start[k]) {
+        maxEnd = Math.max(maxEnd, nodes.get(byLaunch[q]).endNs());
+        q++;
+      }
+      drained[k] = maxEnd <= h.end[k] + TOUCH_NS;
+    }
+    return drained;
+  }
+
+  /**
+   * Host synchronizations beyond what the job needs: with iteration markers, the fewest any iteration has (the
+   * cheapest ones of each iteration count as needed; synchronizations outside iterations too); without markers, one
+   * per 100 launches. Each excess one costs the device-idle time charged to it by {@link #idle}.
+   */
+  static void syncs(Input in, Map<Cause, Lost> out) {
+    Host h = in.host();
+    if (h.syncs == 0) {
+      return;
+    }
+    boolean[] excess = new boolean[h.syncs];
+    int iterations = h.iterStart.length;
+    long needed;
+    String rule;
+    if (iterations >= 2) {
+      int[] count = new int[iterations];
+      int[] iter = new int[h.syncs];
+      for (int s = 0; s < h.syncs; s++) {
+        iter[s] = h.iteration(h.syncStart[s]);
+        if (iter[s] >= 0) {
+          count[iter[s]]++;
+        }
+      }
+      // the first iteration fills the pipeline and may retire nothing: it does not set the need
+      int min = Integer.MAX_VALUE;
+      for (int i = iterations > 2 ? 1 : 0; i < iterations; i++) {
+        min = Math.min(min, count[i]);
+      }
+      needed = min;
+      rule = "the fewest of any iteration after the first: " + min + " per iteration";
+      // per iteration, the cheapest `min` are needed
+      int[] order = new int[h.syncs];
+      Integer[] boxed = new Integer[h.syncs];
+      for (int s = 0; s < h.syncs; s++) {
+        boxed[s] = s;
+      }
+      Arrays.sort(boxed, Comparator.comparingInt((Integer s) -> iter[s]).thenComparingDouble(s -> h.syncCost[s]));
+      for (int s = 0; s < h.syncs; s++) {
+        order[s] = boxed[s];
+      }
+      int prev = Integer.MIN_VALUE;
+      int rank = 0;
+      for (int s : order) {
+        rank = iter[s] == prev ? rank + 1 : 0;
+        prev = iter[s];
+        excess[s] = iter[s] >= 0 && rank >= min;
+      }
+    } else {
+      needed = Math.max(1, h.launches / 100);
+      rule = "one per 100 launches";
+      if (h.syncs > needed) {
+        Integer[] boxed = new Integer[h.syncs];
+        for (int s = 0; s < h.syncs; s++) {
+          boxed[s] = s;
+        }
+        Arrays.sort(boxed, Comparator.comparingDouble(s -> h.syncCost[s]));
+        for (int r = (int) needed; r < h.syncs; r++) {
+          excess[boxed[r]] = true;
+        }
+      }
+    }
+    long n = 0;
+    double total = 0;
+    Lost l = null;
+    for (int s = 0; s < h.syncs; s++) {
+      if (excess[s]) {
+        n++;
+        total += h.syncCost[s];
+        if (h.syncCost[s] > 0) {
+          l = lost(out, Cause.SYNCHRONOUS_HOST_CALLS);
+          l.add(in, h.syncStart[s], h.syncCost[s]);
+        }
+      }
+    }
+    if (l != null) {
+      l.certainty = Math.min(1, n / (double) h.syncs * 2);
+      l.evidence.add(new Evidence("trace", String.format(Locale.ROOT,
+          "%d host synchronizations where the job needs %s: %d excess, after which the device idled %.2f ms",
+          h.syncs, rule, n, total / 1e6), Map.of("syncs", h.syncs, "needed", needed, "excess", n, "idleNs", total)));
+    }
+  }
+
+  /** Copies from or to pageable memory: the time the copy took beyond the same bytes at the pinned rate. */
   static void pageable(Input in, Map<Cause, Lost> out) {
     long n = 0;
     double extra = 0;
     long bytes = 0;
     for (TraceRecord r : in.trace()) {
-      if (r instanceof CopyRecord c && (c.srcKind() == MemoryKind.PAGEABLE || c.dstKind() == MemoryKind.PAGEABLE)) {
-        CopyRecord pinned = new CopyRecord(c.kind(), c.bytes(), c.srcKind() == MemoryKind.PAGEABLE ? MemoryKind.PINNED
-            : c.srcKind(), c.dstKind() == MemoryKind.PAGEABLE ? MemoryKind.PINNED : c.dstKind(), c.device(),
-            c.stream(), c.correlationId(), c.startNs(), c.endNs());
-        double atPinned = c.bytes() / Planner.copyRate(pinned, in.hw()) * 1e9;
-        double e = Math.max(0, c.durationNs() - atPinned);
+      if (r instanceof CopyRecord c && Planner.pageable(c)) {
+        double atPinned = c.bytes() / Planner.copyRate(c.kind(), false, in.hw()) * 1e9;
+        double atPageable = c.bytes() / Planner.copyRate(c.kind(), true, in.hw()) * 1e9;
+        double e = Math.max(0, Math.min(c.durationNs() - atPinned, atPageable - atPinned));
         n++;
         bytes += c.bytes();
         extra += e;
-        // the host is blocked for the staged copy too, so the lost time counts once more for the idle device
         lost(out, Cause.PAGEABLE_COPIES).add(in, c.startNs(), e);
       }
     }
     if (n > 0) {
-      out.get(Cause.PAGEABLE_COPIES).evidence.add(new Evidence("trace", String.format(java.util.Locale.ROOT,
+      out.get(Cause.PAGEABLE_COPIES).evidence.add(new Evidence("trace", String.format(Locale.ROOT,
           "%d copies from/to pageable host memory (%.1f MiB): %.2f ms beyond the same copies at the calibrated pinned"
-              + " rate", n, bytes / 1048576.0, extra / 1e6), Map.of("copies", n, "bytes", bytes, "extraNs", extra)));
+              + " rate; each blocks the host until it ends", n, bytes / 1048576.0, extra / 1e6),
+          Map.of("copies", n, "bytes", bytes, "extraNs", extra)));
     }
   }
 
   /**
-   * Host synchronizations beyond one per iteration: each costs the device drain it forces (the idle gap after it).
-   * Without iteration markers, every context synchronization beyond one per 100 launches counts.
+   * Work of different streams that ran one piece after another. Two signatures: predicted-concurrent pairs (the
+   * planner's, with no stream wait between them) that did not overlap; and, since a stream wait's event may come from
+   * any stream, operations issued while another stream's work was running that (almost) never overlapped it — a
+   * single hardware queue, or events chaining every stream (the evidence says which cannot be told apart). The lost
+   * time is the overlap that did not happen.
    */
-  static void syncs(Input in, Map<Cause, Lost> out) {
-    List<SyncRecord> syncs = new ArrayList<>();
-    long markers = 0;
-    long launches = 0;
-    for (TraceRecord r : in.trace()) {
-      if (r instanceof SyncRecord s && s.kind() != SyncKind.STREAM_WAIT_EVENT && in.from() <= s.startNs()) {
-        syncs.add(s);
-      } else if (r instanceof io.gitm.trace.MarkerRecord m && m.name().startsWith("iteration")) {
-        markers++;
-      } else if (r instanceof ApiCallRecord a && a.kind() == ApiKind.LAUNCH) {
-        launches++;
-      }
-    }
-    long expected = markers > 0 ? markers * 2 : Math.max(1, launches / 100);
-    if (syncs.size() <= expected) {
-      return;
-    }
-    syncs.sort(Comparator.comparingLong(SyncRecord::startNs));
-    // the cheapest syncs are the ones the job needs; the rest are judged excess
-    List<SyncRecord> bySize = new ArrayList<>(syncs);
-    bySize.sort(Comparator.comparingLong(SyncRecord::durationNs));
-    long excess = syncs.size() - expected;
-    double total = 0;
-    double launchNs = in.hw().launchLatencyNs();
-    for (SyncRecord s : bySize.subList(0, (int) excess)) {
-      // the device idles from the drain until the host issues again: at least one launch latency per sync
-      double cost = s.durationNs() + launchNs;
-      total += cost;
-      lost(out, Cause.SYNCHRONOUS_HOST_CALLS).add(in, s.startNs(), cost);
-    }
-    Lost l = out.get(Cause.SYNCHRONOUS_HOST_CALLS);
-    if (l != null) {
-      l.certainty = Math.min(1, excess / (double) syncs.size() * 2);
-      l.evidence.add(new Evidence("trace", String.format(java.util.Locale.ROOT,
-          "%d host synchronizations where about %d are needed (%s): %d excess costing %.2f ms", syncs.size(),
-          expected, markers > 0 ? "two per iteration" : "one per 100 launches", excess, total / 1e6),
-          Map.of("syncs", syncs.size(), "expected", expected)));
-    }
-  }
-
-  /** Device-idle gaps while the host was doing its own work or issuing launches (not blocked in a driver call). */
-  static void launchBound(Input in, Map<Cause, Lost> out) {
-    Monitor.Idle idle = in.monitor().idle();
-    // distribute the "other" idle: gaps longer than the kernel-wait threshold not covered by blocking calls
-    List<Graph.Node> nodes = in.graph().nodes();
-    List<ApiCallRecord> blocking = new ArrayList<>();
-    for (TraceRecord r : in.trace()) {
-      if (r instanceof ApiCallRecord a && blocksHost(a)) {
-        blocking.add(a);
-      }
-    }
-    blocking.sort(Comparator.comparingLong(ApiCallRecord::startNs));
-    long curEnd = Long.MIN_VALUE;
-    long gaps = 0;
-    double total = 0;
-    for (Graph.Node n : nodes) {
-      if (curEnd != Long.MIN_VALUE && n.startNs() > curEnd) {
-        long gap = n.startNs() - curEnd;
-        long blocked = covered(blocking, curEnd, n.startNs());
-        double free = gap - blocked;
-        if (free > in.hw().launchLatencyNs() * 2) {
-          gaps++;
-          total += free;
-          lost(out, Cause.LAUNCH_BOUND_HOST).add(in, curEnd, free);
-        }
-      }
-      curEnd = Math.max(curEnd, n.endNs());
-    }
-    Lost l = out.get(Cause.LAUNCH_BOUND_HOST);
-    if (l != null) {
-      l.evidence.add(new Evidence("idle", String.format(java.util.Locale.ROOT,
-          "the device idled %.2f ms in %d gaps while the host was not blocked in a driver call (idle breakdown: "
-              + "kernel wait %.2f ms, host wait %.2f ms, other %.2f ms)", total / 1e6, gaps, idle.kernelWaitNs() / 1e6,
-          idle.hostWaitNs() / 1e6, idle.otherNs() / 1e6), Map.of("gaps", gaps, "idleNs", total)));
-    }
-  }
-
-  static boolean blocksHost(ApiCallRecord a) {
-    return switch (a.kind()) {
-      case SYNC -> true;
-      case ALLOC, FREE -> !a.name().contains("Async");
-      case COPY -> true;
-      default -> false;
-    };
-  }
-
-  private static long covered(List<ApiCallRecord> sorted, long from, long to) {
-    int lo = 0;
-    int hi = sorted.size();
-    while (lo < hi) {
-      int mid = (lo + hi) >>> 1;
-      if (sorted.get(mid).startNs() < from - 50_000_000L) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    long total = 0;
-    long reached = from;
-    for (int i = lo; i < sorted.size(); i++) {
-      ApiCallRecord r = sorted.get(i);
-      if (r.startNs() >= to) {
-        break;
-      }
-      long s = Math.max(reached, r.startNs());
-      long e = Math.min(to, r.endNs());
-      if (e > s) {
-        total += e - s;
-        reached = e;
-      }
-    }
-    return total;
-  }
-
-  /** Predicted-concurrent work that ran one after the other: the overlap lost. */
   static void serialization(Input in, Map<Cause, Lost> out) {
+    List<Graph.Node> nodes = in.graph().nodes();
+    List<int[]> pairs = in.graph().concurrentPairs();
     int broken = 0;
-    for (int[] p : in.graph().concurrentPairs()) {
-      Graph.Node a = in.graph().nodes().get(p[0]);
-      Graph.Node b = in.graph().nodes().get(p[1]);
+    Lost pairLost = new Lost();
+    for (int[] p : pairs) {
+      Graph.Node a = nodes.get(p[0]);
+      Graph.Node b = nodes.get(p[1]);
       if (!(a.startNs() < b.endNs() && b.startNs() < a.endNs())) {
         broken++;
-        lost(out, Cause.FALSE_SERIALIZATION).add(in, b.startNs(), Math.min(a.durationNs(), b.durationNs()));
+        pairLost.add(in, b.startNs(), Math.min(a.durationNs(), b.durationNs()));
       }
     }
-    Lost l = out.get(Cause.FALSE_SERIALIZATION);
-    if (l != null) {
-      int pairs = in.graph().concurrentPairs().size();
-      l.certainty = Math.clamp((double) broken / pairs * 1.5, 0, 1);
-      l.evidence.add(new Evidence("invariant", String.format(java.util.Locale.ROOT,
-          "%d of %d predicted-concurrent pairs on different streams did not overlap", broken, pairs),
-          Map.of("broken", broken, "pairs", pairs)));
+    if (broken > 0 && (double) broken / pairs.size() >= 0.05) {
+      pairLost.certainty = Math.clamp((double) broken / pairs.size() * 1.5, 0, 1);
+      pairLost.evidence.add(new Evidence("invariant", String.format(Locale.ROOT,
+          "%d of %d predicted-concurrent pairs on different streams did not overlap", broken, pairs.size()),
+          Map.of("broken", broken, "pairs", pairs.size())));
+      out.put(Cause.FALSE_SERIALIZATION, pairLost);
+      return;
+    }
+    // operations in issue order: was each one, once ready, able to run beside the work of the other streams?
+    int[] order = in.graph().launchOrder();
+    long[] keys = new long[8];
+    long[] lastEnd = new long[8];
+    long[] maxEnd = new long[8];
+    int streams = 0;
+    int opportunities = 0;
+    int overlapped = 0;
+    Lost l = new Lost();
+    for (int idx : order) {
+      Graph.Node n = nodes.get(idx);
+      long key = ((long) n.device() << 32) | (n.stream() & 0xffffffffL);
+      int s = 0;
+      while (s < streams && keys[s] != key) {
+        s++;
+      }
+      if (s == streams) {
+        if (streams == keys.length) {
+          keys = Arrays.copyOf(keys, streams * 2);
+          lastEnd = Arrays.copyOf(lastEnd, streams * 2);
+          maxEnd = Arrays.copyOf(maxEnd, streams * 2);
+        }
+        keys[s] = key;
+        lastEnd[s] = Long.MIN_VALUE;
+        maxEnd[s] = Long.MIN_VALUE;
+        streams++;
+      }
+      long ready = Math.max(n.launchNs(), lastEnd[s]);
+      long other = Long.MIN_VALUE;
+      for (int o = 0; o < streams; o++) {
+        if (o != s && (keys[o] >>> 32) == (key >>> 32)) {
+          other = Math.max(other, maxEnd[o]);
+        }
+      }
+      if (other != Long.MIN_VALUE && other - OVERLAP_MARGIN_NS > ready) {
+        opportunities++;
+        if (n.startNs() + OVERLAP_MARGIN_NS < other) {
+          overlapped++;
+        } else {
+          l.add(in, n.startNs(), Math.min(n.durationNs(), other - ready));
+        }
+      }
+      lastEnd[s] = Math.max(lastEnd[s], n.endNs());
+      maxEnd[s] = Math.max(maxEnd[s], n.endNs());
+    }
+    double rate = opportunities == 0 ? 1 : (double) overlapped / opportunities;
+    if (opportunities >= MIN_OPPORTUNITIES && rate < SERIAL_RATE) {
+      l.certainty = 0.8 * (1 - rate / SERIAL_RATE);
+      l.evidence.add(new Evidence("trace", String.format(Locale.ROOT,
+          "%d operations were issued while work of another stream was running, and %d of them ran beside it: the"
+              + " streams ran as one queue (a single hardware queue, or events chaining every stream)", opportunities,
+          overlapped), Map.of("opportunities", opportunities, "overlapped", overlapped, "streams", streams)));
+      out.put(Cause.FALSE_SERIALIZATION, l);
+    }
+  }
+
+  /** The SM clock's deficit and clock-event reasons over time, from the state samples. */
+  record Clock(long[] time, double[] deficit, int[] bits, double boost) {
+    static Clock of(Input in) {
+      List<StateSample> s = in.host().samples;
+      double boost = in.hw().smClockMHz() > 0 ? in.hw().smClockMHz() : 0;
+      for (StateSample x : s) {
+        boost = Math.max(boost, x.get(StateField.SM_CLOCK));
+      }
+      long[] t = new long[s.size()];
+      double[] d = new double[s.size()];
+      int[] b = new int[s.size()];
+      for (int i = 0; i < t.length; i++) {
+        StateSample x = s.get(i);
+        t[i] = x.timeNs();
+        b[i] = (int) x.get(StateField.CLOCK_EVENT_REASONS);
+        d[i] = boost > 0 ? Math.max(0, 1 - x.get(StateField.SM_CLOCK) / boost) : 0;
+      }
+      return new Clock(t, d, b, boost);
+    }
+
+    /** The sample interval holding {@code t}: the last sample at or before it, or -1. */
+    int at(long t) {
+      int i = Arrays.binarySearch(time, t);
+      return i >= 0 ? i : -i - 2;
+    }
+
+    /** Whether the clock was lowered by a throttle (not idle) at {@code t}; unknown counts as not. */
+    boolean slowAt(long t) {
+      int i = at(t);
+      return i >= 0 && i + 1 < time.length && deficit[i] >= MIN_DEFICIT && !clockCauses(bits[i]).isEmpty();
     }
   }
 
   /**
-   * Clock causes from the state samples: for each sample interval with a reason bit set, the kernel time in it
-   * times the clock deficit (1 - clock / boost clock) is lost, attributed by the bits.
+   * Clock causes from the state samples: for each sample interval with a throttle reason set and the SM clock below
+   * its boost clock, the kernel-busy time in it times the clock deficit is lost (a compute- or on-chip-latency-bound
+   * kernel at clock f takes boost / f as long), split evenly between the causes whose reason bits are set.
    */
-  static void clocks(Input in, Map<Cause, Lost> out) {
-    List<StateSample> samples = new ArrayList<>();
-    for (TraceRecord r : in.trace()) {
-      if (r instanceof StateSample s && s.has(StateField.CLOCK_EVENT_REASONS) && s.has(StateField.SM_CLOCK)) {
-        samples.add(s);
-      }
-    }
-    if (samples.size() < 2) {
+  static void clocks(Input in, Clock clock, Map<Cause, Lost> out) {
+    if (clock.time().length < 2) {
       return;
     }
-    samples.sort(Comparator.comparingLong(StateSample::timeNs));
-    // the clock the kernels should run at: the calibrated one, or the highest seen under load if that is higher
-    double boost = Math.max(in.hw().smClockMHz() > 0 ? in.hw().smClockMHz() : 0,
-        samples.stream().mapToDouble(s -> s.get(StateField.SM_CLOCK)).filter(Double::isFinite).max().orElse(0));
-    // kernel busy time per sample interval
     List<Graph.Node> nodes = in.graph().nodes();
     Map<Cause, long[]> counts = new EnumMap<>(Cause.class);
     Map<Cause, Double> deficitSum = new EnumMap<>(Cause.class);
     int k = 0;
-    for (int i = 0; i + 1 < samples.size(); i++) {
-      StateSample s = samples.get(i);
-      long t0 = s.timeNs();
-      long t1 = samples.get(i + 1).timeNs();
-      int bits = (int) s.get(StateField.CLOCK_EVENT_REASONS);
-      double clock = s.get(StateField.SM_CLOCK);
-      double deficit = boost > 0 ? Math.max(0, 1 - clock / boost) : 0;
-      Cause c = clockCause(bits);
+    long[] time = clock.time();
+    for (int i = 0; i + 1 < time.length; i++) {
+      long t0 = time[i];
+      long t1 = time[i + 1];
+      double deficit = clock.deficit()[i];
+      List<Cause> causes = clockCauses(clock.bits()[i]);
       while (k < nodes.size() && nodes.get(k).endNs() <= t0) {
         k++;
       }
-      if (c == null || deficit < 0.02) {
+      if (causes.isEmpty() || deficit < MIN_DEFICIT) {
         continue;
       }
+      // kernel-busy time in [t0, t1): the union of kernel intervals (nodes are in start order)
       double busy = 0;
+      long reached = t0;
       for (int j = k; j < nodes.size() && nodes.get(j).startNs() < t1; j++) {
         Graph.Node n = nodes.get(j);
         if (n.kind() == Graph.Kind.KERNEL) {
-          busy += Math.max(0, Math.min(t1, n.endNs()) - Math.max(t0, n.startNs()));
+          long s = Math.max(reached, n.startNs());
+          long e = Math.min(t1, n.endNs());
+          if (e > s) {
+            busy += e - s;
+            reached = e;
+          }
         }
       }
-      // a kernel at clock f instead of the boost clock takes boost/f as long where it is compute-bound: the share
-      // lost is the deficit of its time
-      lost(out, c).add(in, t0, busy * deficit);
-      counts.computeIfAbsent(c, x -> new long[1])[0]++;
-      deficitSum.merge(c, deficit, Double::sum);
+      for (Cause c : causes) {
+        lost(out, c).add(in, t0, busy * deficit / causes.size());
+        counts.computeIfAbsent(c, x -> new long[1])[0]++;
+        deficitSum.merge(c, deficit, Double::sum);
+      }
     }
     for (Map.Entry<Cause, long[]> e : counts.entrySet()) {
       long n = e.getValue()[0];
       Lost l = out.get(e.getKey());
-      if (l == null) {
-        continue;
-      }
-      l.evidence.add(new Evidence("telemetry", String.format(java.util.Locale.ROOT,
+      l.evidence.add(new Evidence("telemetry", String.format(Locale.ROOT,
           "%d of %d state samples show clock-event reasons of %s, with the SM clock %.0f%% below %.0f MHz on average",
-          n, samples.size(), e.getKey().label(), deficitSum.get(e.getKey()) / n * 100, boost),
-          Map.of("samples", n, "of", samples.size(), "meanDeficit", deficitSum.get(e.getKey()) / n)));
+          n, time.length, e.getKey().label(), deficitSum.get(e.getKey()) / n * 100, clock.boost()),
+          Map.of("samples", n, "of", time.length, "meanDeficit", deficitSum.get(e.getKey()) / n)));
     }
-  }
-
-  /** The cause of a set of clock-event reason bits, most specific first; null when none explains a slowdown. */
-  static Cause clockCause(int bits) {
-    if ((bits & HW_POWER_BRAKE) != 0) {
-      return Cause.POWER_BRAKE;
-    }
-    if ((bits & (SW_THERMAL | HW_THERMAL)) != 0) {
-      return Cause.THERMAL_THROTTLING;
-    }
-    if ((bits & SW_POWER_CAP) != 0) {
-      return Cause.POWER_THROTTLING;
-    }
-    if ((bits & APP_CLOCKS) != 0) {
-      return Cause.CLOCK_DROP;
-    }
-    if ((bits & HW_SLOWDOWN) != 0) {
-      return Cause.POWER_BRAKE;
-    }
-    return null;
   }
 
   /**
-   * Kernels beyond their model bound with the clock at speed: excess traffic where measured bytes exceed the declared
-   * ones; degraded memory where retired pages or remapped rows are reported and memory-bound kernels are slow;
-   * contention where full-device kernels are slow; else memory-bound below roofline.
+   * The causes named by a set of clock-event reason bits: power brake (0x80), thermal (0x20, 0x40), power cap (0x4),
+   * clock setting (0x2); the hardware-slowdown bit 0x8 alone, which NVML sets with both HW thermal and power brake,
+   * counts as the power brake. Empty when no bit explains a slowdown (idle 0x1, sync boost, display).
    */
-  static void kernelsBeyondModel(Input in, Map<Cause, Lost> out) {
+  static List<Cause> clockCauses(int bits) {
+    List<Cause> c = new ArrayList<>(2);
+    if ((bits & HW_POWER_BRAKE) != 0) {
+      c.add(Cause.POWER_BRAKE);
+    }
+    if ((bits & (SW_THERMAL | HW_THERMAL)) != 0) {
+      c.add(Cause.THERMAL_THROTTLING);
+    }
+    if ((bits & SW_POWER_CAP) != 0) {
+      c.add(Cause.POWER_THROTTLING);
+    }
+    if ((bits & APP_CLOCKS) != 0) {
+      c.add(Cause.CLOCK_DROP);
+    }
+    if (c.isEmpty() && (bits & HW_SLOWDOWN) != 0) {
+      c.add(Cause.POWER_BRAKE);
+    }
+    return c;
+  }
+
+  /** The first cause of a set of clock-event reason bits, or null; see {@link #clockCauses}. */
+  static Cause clockCause(int bits) {
+    List<Cause> c = clockCauses(bits);
+    return c.isEmpty() ? null : c.getFirst();
+  }
+
+  /**
+   * Kernels slower than their model, with the clock at speed. Excess traffic: kernels whose measured bytes exceed the
+   * declared ones (the memory-traffic invariant), the share of their time spent on the extra bytes. Degraded device
+   * memory: when the device reports retired pages or remapped rows, the time bandwidth-bound kernels took beyond
+   * their roofline. Contention: compute-bound kernels that fill the device, beyond their upper bound while the clock
+   * was at speed and no bytes were in excess (another tenant holding multiprocessors). Memory-bound below roofline:
+   * bandwidth-bound kernels beyond their upper bound with nothing else to explain it.
+   */
+  static void kernels(Input in, Clock clock, Map<Cause, Lost> out) {
+    Set<String> excessTraffic = new HashSet<>();
     for (Violation v : in.monitor().violations()) {
       if (v.invariant() == Violation.Invariant.MEMORY_TRAFFIC) {
-        Lost l = lost(out, Cause.EXCESS_TRAFFIC);
-        for (Graph.Node n : in.graph().nodes()) {
-          if (n.name().equals(v.subject()) && n.measuredBytes() > 0 && n.predictedBytes() > 0) {
-            double r = (double) n.measuredBytes() / n.predictedBytes();
-            if (r > 1.25) {
-              l.add(in, n.startNs(), n.durationNs() * (1 - 1 / r) * (n.memoryBound() ? 1 : 0.3));
-            }
-          }
-        }
-        l.evidence.add(new Evidence("invariant", String.format(java.util.Locale.ROOT,
+        excessTraffic.add(v.subject());
+        lost(out, Cause.EXCESS_TRAFFIC).evidence.add(new Evidence("invariant", String.format(Locale.ROOT,
             "kernel '%s' moved %.1f× its declared bytes in %d of %d executions", v.subject(), v.howFar(), v.count(),
             v.of()), Map.of("kernel", v.subject(), "ratio", v.howFar(), "examples", v.examples())));
       }
     }
-    boolean retired = false;
-    double retiredPages = 0;
-    for (TraceRecord r : in.trace()) {
-      if (r instanceof StateSample s) {
-        double p = (s.has(StateField.RETIRED_PAGES) ? s.get(StateField.RETIRED_PAGES) : 0)
-            + (s.has(StateField.REMAPPED_ROWS) ? s.get(StateField.REMAPPED_ROWS) : 0);
-        if (p > 0) {
-          retired = true;
-          retiredPages = Math.max(retiredPages, p);
+    boolean retired = in.host().retiredPages > 0;
+    int sms = Math.max(1, in.hw().multiprocessors());
+    long full = 0;
+    long slowFull = 0;
+    double contention = 0;
+    long slowMemory = 0;
+    double belowRoofline = 0;
+    long memoryKernels = 0;
+    double degraded = 0;
+    for (Graph.Node n : in.graph().nodes()) {
+      if (n.kind() != Graph.Kind.KERNEL) {
+        continue;
+      }
+      long dur = n.durationNs();
+      boolean traffic = n.measuredBytes() > 0 && n.predictedBytes() > 0
+          && n.measuredBytes() > TRAFFIC_TOLERANCE * n.predictedBytes();
+      if (traffic && excessTraffic.contains(n.name())) {
+        double r = (double) n.measuredBytes() / n.predictedBytes();
+        lost(out, Cause.EXCESS_TRAFFIC).add(in, n.startNs(), dur * (1 - 1 / r) * (n.memoryBound() ? 1 : 0.3));
+        continue;
+      }
+      if (n.basis() != Graph.Basis.MODEL || traffic || clock.slowAt(n.startNs())) {
+        continue;
+      }
+      // the model's time without the slack: what the execution should have taken at worst
+      double expected = n.upperNs() / 1.5;
+      if (n.bound() == Graph.Bound.MEMORY) {
+        memoryKernels++;
+        if (retired) {
+          double beyond = dur - n.lowerNs() - KERNEL_FIXED_NS;
+          if (beyond > 0) {
+            degraded += beyond;
+            lost(out, Cause.MEMORY_DEGRADED).add(in, n.startNs(), beyond);
+          }
+        } else if (dur > n.upperNs()) {
+          slowMemory++;
+          belowRoofline += dur - expected;
+          lost(out, Cause.MEMORY_BOUND_BELOW_ROOFLINE).add(in, n.startNs(), dur - expected);
+        }
+      } else if (n.bound() == Graph.Bound.COMPUTE && n.blocks() >= sms) {
+        full++;
+        if (dur > n.upperNs()) {
+          slowFull++;
+          contention += dur - expected;
+          lost(out, Cause.CONTENTION).add(in, n.startNs(), dur - expected);
         }
       }
     }
-    if (retired) {
-      // bandwidth below the calibrated rate shows as memory-bound kernels taking longer than their own fastest runs
-      Lost l = lost(out, Cause.MEMORY_DEGRADED);
-      for (Graph.Node n : in.graph().nodes()) {
-        if (n.kind() == Graph.Kind.KERNEL && n.memoryBound() && n.basis() == Graph.Basis.MODEL) {
-          double slow = n.durationNs() - Math.max(n.lowerNs(), 0) - Planner_fixed();
-          l.add(in, n.startNs(), Math.max(0, Math.min(slow, n.lowerNs()) * 0.15));
-        }
-      }
-      l.evidence.add(new Evidence("telemetry", String.format(java.util.Locale.ROOT,
-          "the device reports %.0f retired pages / remapped rows: device-memory bandwidth is reduced", retiredPages),
-          Map.of("pages", retiredPages)));
+    if (retired && degraded > 0) {
+      out.get(Cause.MEMORY_DEGRADED).evidence.add(new Evidence("telemetry", String.format(Locale.ROOT,
+          "the device reports %.0f retired pages / remapped rows, and %d bandwidth-bound kernels took %.2f ms beyond"
+              + " their roofline at the calibrated bandwidth", in.host().retiredPages, memoryKernels, degraded / 1e6),
+          Map.of("pages", in.host().retiredPages, "kernels", memoryKernels, "beyondNs", degraded)));
+    }
+    Lost c = out.get(Cause.CONTENTION);
+    if (c != null) {
+      c.certainty = Math.min(1, slowFull / (double) Math.max(1, full)) * 0.8;
+      c.evidence.add(new Evidence("invariant", String.format(Locale.ROOT,
+          "%d of %d compute-bound kernels that fill the device ran beyond their upper bound with the SM clock at speed"
+              + " (%.2f ms beyond the model): fewer multiprocessors than the device has were available", slowFull, full,
+          contention / 1e6), Map.of("slow", slowFull, "of", full, "beyondNs", contention)));
+    }
+    Lost m = out.get(Cause.MEMORY_BOUND_BELOW_ROOFLINE);
+    if (m != null) {
+      m.certainty = Math.min(1, slowMemory / (double) Math.max(1, memoryKernels)) * 0.6;
+      m.evidence.add(new Evidence("invariant", String.format(Locale.ROOT,
+          "%d of %d bandwidth-bound kernels ran beyond their upper bound (%.2f ms beyond the model)", slowMemory,
+          memoryKernels, belowRoofline / 1e6), Map.of("slow", slowMemory, "of", memoryKernels)));
     }
   }
 
-  private static double Planner_fixed() {
-    return 2_500;
-  }
-
-  /** Host copies below the calibrated link rate for their memory kind. */
+  /** Host copies (at least {@link #LINK_MIN_BYTES}) below {@link #LINK_SLOW} of the calibrated rate for their kind. */
   static void hostLink(Input in, Map<Cause, Lost> out) {
     long n = 0;
     long slow = 0;
     double extra = 0;
     for (TraceRecord r : in.trace()) {
-      if (r instanceof CopyRecord c && c.bytes() >= 256 * 1024 && c.durationNs() > 0
-          && (c.kind() == io.gitm.trace.CopyKind.HTOD || c.kind() == io.gitm.trace.CopyKind.DTOH)) {
+      if (r instanceof CopyRecord c && c.bytes() >= LINK_MIN_BYTES && c.durationNs() > 0
+          && (c.kind() == CopyKind.HTOD || c.kind() == CopyKind.DTOH)) {
         n++;
-        double expected = c.bytes() / Planner.copyRate(c, in.hw()) * 1e9;
-        if (c.durationNs() > expected / 0.7) {
+        double expected = c.bytes() / Planner.copyRate(c, in.hw()) * 1e9 + COPY_FIXED_NS;
+        if (c.durationNs() > expected / LINK_SLOW) {
           slow++;
           extra += c.durationNs() - expected;
           lost(out, Cause.HOST_LINK_DEGRADED).add(in, c.startNs(), c.durationNs() - expected);
@@ -506,9 +976,10 @@ public final class Attribution {
     Lost l = out.get(Cause.HOST_LINK_DEGRADED);
     if (l != null) {
       l.certainty = n == 0 ? 0 : (double) slow / n;
-      l.evidence.add(new Evidence("trace", String.format(java.util.Locale.ROOT,
-          "%d of %d host copies of 256 KiB or more ran below 70%% of the calibrated rate for their memory kind "
-              + "(%.2f ms beyond it)", slow, n, extra / 1e6), Map.of("slow", slow, "copies", n, "extraNs", extra)));
+      l.evidence.add(new Evidence("trace", String.format(Locale.ROOT,
+          "%d of %d host copies of %d KiB or more ran below %.0f%% of the calibrated rate for their memory kind"
+              + " (%.2f ms beyond it)", slow, n, LINK_MIN_BYTES / 1024, LINK_SLOW * 100, extra / 1e6),
+          Map.of("slow", slow, "copies", n, "extraNs", extra)));
     }
   }
 

@@ -248,8 +248,8 @@ public final class Monitor {
   static boolean blocks(ApiCallRecord a) {
     String n = a.name();
     return switch (a.kind()) {
-      case SYNC -> true;
-      case ALLOC, FREE -> !n.contains("Async");
+      case SYNC -> !n.contains("WaitEvent");
+      case ALLOC, FREE -> !n.contains("Async") && !n.contains("Host");
       case COPY -> !n.contains("Async");
       default -> false;
     };
