@@ -74,6 +74,8 @@ public final class Attribution {
   static final double SERIAL_RATE = 0.05;
   /** How long before another stream's work ended an operation must have been ready to count as an opportunity. */
   static final long OVERLAP_MARGIN_NS = 2_000;
+  /** Kernels per stream kept to find one running beside a ready operation. */
+  static final int RECENT = 8;
   /** Clock deficit (share below the boost clock) under which the clock counts as at speed. */
   static final double MIN_DEFICIT = 0.02;
   /** Measured over declared bytes above which a kernel moved excess traffic (the monitor's tolerance). */
@@ -136,7 +138,13 @@ public final class Attribution {
   }
 
   private static List<Hypothesis> rank(Input in, Map<Cause, Lost> lost) {
-    List<Cause> causes = new ArrayList<>(lost.keySet());
+    // the family of tests: causes whose detector found enough events to be tested at all
+    List<Cause> causes = new ArrayList<>();
+    for (Map.Entry<Cause, Lost> e : lost.entrySet()) {
+      if (e.getValue().events >= MIN_EVENTS) {
+        causes.add(e.getKey());
+      }
+    }
     double span = Math.max(1, in.to() - in.from());
     double[] p = new double[causes.size()];
     for (int i = 0; i < p.length; i++) {
@@ -246,7 +254,10 @@ public final class Attribution {
     int calls;
     long[] syncStart = new long[64];
     double[] syncCost = new double[64];
+    int[] syncCall = new int[64];
     int syncs;
+    /** Per call: blocking, with all work issued before it finished when it returned (set by {@link #idle}). */
+    boolean[] drained = new boolean[0];
     long[] iterStart = new long[0];
     long launches;
     long slowAllocs;
@@ -303,6 +314,11 @@ public final class Attribution {
       if (!sorted) {
         api.sort(Comparator.comparingLong(ApiCallRecord::startNs));
       }
+      iterations.sort(Comparator.comparingLong(MarkerRecord::startNs));
+      // a stream-ordered pool grows to its working size in the first iterations (one per buffer set in flight):
+      // warm-up, not a stall
+      int warmIterations = Math.max(2, iterations.size() / 10);
+      long warm = iterations.size() > warmIterations ? iterations.get(warmIterations).startNs() : Long.MIN_VALUE;
       h.start = new long[api.size()];
       h.end = new long[api.size()];
       h.cat = new byte[api.size()];
@@ -313,14 +329,19 @@ public final class Attribution {
         h.start[i] = a.startNs();
         h.end[i] = a.endNs();
         byte c = category(a, pageable);
+        if (c == ALLOC && a.name().contains("Async") && a.startNs() < warm) {
+          c = ISSUE;
+        }
         h.cat[i] = c;
         h.sync[i] = -1;
         if (c == SYNC) {
           if (h.syncs == h.syncStart.length) {
             h.syncStart = Arrays.copyOf(h.syncStart, h.syncs * 2);
             h.syncCost = Arrays.copyOf(h.syncCost, h.syncs * 2);
+            h.syncCall = Arrays.copyOf(h.syncCall, h.syncs * 2);
           }
           h.syncStart[h.syncs] = a.startNs();
+          h.syncCall[h.syncs] = i;
           h.sync[i] = h.syncs++;
         } else if (c == ALLOC) {
           h.slowAllocs++;
@@ -335,7 +356,6 @@ public final class Attribution {
         }
         prevEnd = Math.max(prevEnd, a.endNs());
       }
-      iterations.sort(Comparator.comparingLong(MarkerRecord::startNs));
       h.iterStart = iterations.stream().mapToLong(MarkerRecord::startNs).toArray();
       overhead.sort(Comparator.comparingLong(OverheadRecord::startNs));
       h.overStart = overhead.stream().mapToLong(OverheadRecord::startNs).toArray();
@@ -402,6 +422,7 @@ public final class Attribution {
     Host h = in.host();
     List<Graph.Node> nodes = in.graph().nodes();
     boolean[] drained = drained(in);
+    h.drained = drained;
     double launchGap = LAUNCH_GAP_LATENCIES * Math.max(1_000, in.hw().launchLatencyNs());
     double[] w = new double[5];
     int[] syncCall = new int[16];
@@ -430,6 +451,7 @@ public final class Attribution {
           Arrays.fill(w, 0);
           int ns = 0;
           int last = -1;
+          int drainer = -1;
           long lastEnd = Long.MIN_VALUE;
           double refill = 0;
           for (int k = j; k < h.calls && h.start[k] < g1; k++) {
@@ -455,16 +477,23 @@ public final class Attribution {
               lastEnd = h.end[k];
               last = k;
             }
+            if (h.start[k] <= g0 && (drainer < 0 || h.end[k] > h.end[drainer])) {
+              drainer = k;
+            }
           }
           double charged = 0;
           if (last >= 0) {
-            // the device drained while the host was blocked; re-issuing work after the call is its cost too
+            // the device drained while the host was blocked: re-issuing work after the call is the cost of the call the
+            // host was in when the device went idle (or the last one, when none was)
             charged = g1 - Math.max(g0, lastEnd);
+            if (drainer >= 0) {
+              last = drainer;
+            }
           } else if (lastDrain >= 0 && (h.iterStart.length >= 2
               ? h.iteration(h.end[lastDrain]) == h.iteration(g0) && h.iteration(g0) >= 0 : drainGaps == 0)) {
             // the pipeline is refilling after a drain in the same iteration (without iteration markers: the first gap
-            // after it): the host's non-launch driver calls in the gap are the drain's cost
-            charged = Math.min(len, refill);
+            // after it): a short gap is the drain's cost, a longer one only for the host's non-launch driver calls
+            charged = len <= launchGap ? len : Math.min(len, refill);
             last = lastDrain;
           }
           drainGaps++;
@@ -537,7 +566,10 @@ public final class Attribution {
     return category == ALLOC || category == PAGEABLE || category == SYNC;
   }
 
-  /** Per host call, whether it was blocking and the device had finished all work issued before it when it returned. */
+  /**
+   * Per host call, whether it drained the device: it was blocking, work issued before it was still running when it
+   * began, and all of that work had finished when it returned.
+   */
   static boolean[] drained(Input in) {
     Host h = in.host();
     List<Graph.Node> nodes = in.graph().nodes();
@@ -553,14 +585,16 @@ public final class Attribution {
         maxEnd = Math.max(maxEnd, nodes.get(byLaunch[q]).endNs());
         q++;
       }
-      drained[k] = maxEnd <= h.end[k] + TOUCH_NS;
+      drained[k] = maxEnd > h.start[k] + TOUCH_NS && maxEnd <= h.end[k] + TOUCH_NS;
     }
     return drained;
   }
 
   /**
-   * Host synchronizations beyond what the job needs: with iteration markers, the fewest any iteration has (the
-   * cheapest ones of each iteration count as needed; synchronizations outside iterations too); without markers, one
+   * Host synchronizations beyond what the job needs. A job that pipelines (work on two or more streams, and waits
+   * that leave the device busy) needs no wait that drains the device: every draining synchronization is excess.
+   * Otherwise the need is counted: with iteration markers, the fewest synchronizations of any iteration after the
+   * first (the cheapest ones of each iteration count as needed; those outside iterations too); without markers, one
    * per 100 launches. Each excess one costs the device-idle time charged to it by {@link #idle}.
    */
   static void syncs(Input in, Map<Cause, Lost> out) {
@@ -569,10 +603,21 @@ public final class Attribution {
       return;
     }
     boolean[] excess = new boolean[h.syncs];
+    int draining = 0;
+    for (int s = 0; s < h.syncs; s++) {
+      draining += h.drained.length > 0 && h.drained[h.syncCall[s]] ? 1 : 0;
+    }
     int iterations = h.iterStart.length;
     long needed;
     String rule;
-    if (iterations >= 2) {
+    if (draining < h.syncs && streams(in.graph()) >= 2) {
+      needed = h.syncs - draining;
+      rule = "no wait that drains the device (it pipelines over several streams, and " + needed + " of its waits"
+          + " left the device busy)";
+      for (int s = 0; s < h.syncs; s++) {
+        excess[s] = h.drained[h.syncCall[s]];
+      }
+    } else if (iterations >= 2) {
       int[] count = new int[iterations];
       int[] iter = new int[h.syncs];
       for (int s = 0; s < h.syncs; s++) {
@@ -589,15 +634,11 @@ public final class Attribution {
       needed = min;
       rule = "the fewest of any iteration after the first: " + min + " per iteration";
       // per iteration, the cheapest `min` are needed
-      int[] order = new int[h.syncs];
-      Integer[] boxed = new Integer[h.syncs];
+      Integer[] order = new Integer[h.syncs];
       for (int s = 0; s < h.syncs; s++) {
-        boxed[s] = s;
+        order[s] = s;
       }
-      Arrays.sort(boxed, Comparator.comparingInt((Integer s) -> iter[s]).thenComparingDouble(s -> h.syncCost[s]));
-      for (int s = 0; s < h.syncs; s++) {
-        order[s] = boxed[s];
-      }
+      Arrays.sort(order, Comparator.comparingInt((Integer s) -> iter[s]).thenComparingDouble(s -> h.syncCost[s]));
       int prev = Integer.MIN_VALUE;
       int rank = 0;
       for (int s : order) {
@@ -609,35 +650,85 @@ public final class Attribution {
       needed = Math.max(1, h.launches / 100);
       rule = "one per 100 launches";
       if (h.syncs > needed) {
-        Integer[] boxed = new Integer[h.syncs];
+        Integer[] order = new Integer[h.syncs];
         for (int s = 0; s < h.syncs; s++) {
-          boxed[s] = s;
+          order[s] = s;
         }
-        Arrays.sort(boxed, Comparator.comparingDouble(s -> h.syncCost[s]));
+        Arrays.sort(order, Comparator.comparingDouble(s -> h.syncCost[s]));
         for (int r = (int) needed; r < h.syncs; r++) {
-          excess[boxed[r]] = true;
+          excess[order[r]] = true;
         }
       }
     }
     long n = 0;
     double total = 0;
     Lost l = null;
+    List<Graph.Node> nodes = in.graph().nodes();
     for (int s = 0; s < h.syncs; s++) {
       if (excess[s]) {
         n++;
-        total += h.syncCost[s];
-        if (h.syncCost[s] > 0) {
+        double cost = Math.max(h.syncCost[s], h.drained.length > 0 && h.drained[h.syncCall[s]] ? refill(h, nodes,
+            h.syncCall[s]) : 0);
+        total += cost;
+        if (cost > 0) {
           l = lost(out, Cause.SYNCHRONOUS_HOST_CALLS);
-          l.add(in, h.syncStart[s], h.syncCost[s]);
+          l.add(in, h.syncStart[s], cost);
         }
       }
     }
     if (l != null) {
       l.certainty = Math.min(1, n / (double) h.syncs * 2);
       l.evidence.add(new Evidence("trace", String.format(Locale.ROOT,
-          "%d host synchronizations where the job needs %s: %d excess, after which the device idled %.2f ms",
-          h.syncs, rule, n, total / 1e6), Map.of("syncs", h.syncs, "needed", needed, "excess", n, "idleNs", total)));
+          "%d host synchronizations where the job needs %s: %d excess, %d of them draining the device, which then"
+              + " idled %.2f ms", h.syncs, rule, n, draining, total / 1e6), Map.of("syncs", h.syncs, "needed", needed,
+          "excess", n, "draining", draining, "idleNs", total)));
     }
+  }
+
+  /**
+   * How long the device took to get ahead of the host again after call {@code k} drained it: from the call's return
+   * to the start of the first operation still running when the host next blocked (the work queued while the host
+   * refilled the pipeline ran alone instead of beside the drained work), at most the time the host was blocked.
+   */
+  static double refill(Host h, List<Graph.Node> nodes, int k) {
+    long r = h.end[k];
+    long next = Long.MAX_VALUE;
+    for (int c = k + 1; c < h.calls; c++) {
+      if (blocking(h.cat[c])) {
+        next = h.start[c];
+        break;
+      }
+    }
+    int lo = 0;
+    int hi = nodes.size();
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (nodes.get(mid).startNs() < r) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    for (int i = lo; i < nodes.size() && i < lo + 256 && nodes.get(i).startNs() < next; i++) {
+      if (nodes.get(i).endNs() >= next) {
+        return Math.min(h.end[k] - h.start[k], nodes.get(i).startNs() - r);
+      }
+    }
+    return 0;
+  }
+
+  /** How many streams ran device operations. */
+  static int streams(Graph g) {
+    long first = Long.MIN_VALUE;
+    for (Graph.Node n : g.nodes()) {
+      long key = ((long) n.device() << 32) | (n.stream() & 0xffffffffL);
+      if (first == Long.MIN_VALUE) {
+        first = key;
+      } else if (key != first) {
+        return 2;
+      }
+    }
+    return first == Long.MIN_VALUE ? 0 : 1;
   }
 
   /** Copies from or to pageable memory: the time the copy took beyond the same bytes at the pinned rate. */
@@ -692,15 +783,32 @@ public final class Attribution {
       out.put(Cause.FALSE_SERIALIZATION, pairLost);
       return;
     }
-    // operations in issue order: was each one, once ready, able to run beside the work of the other streams?
+    // operations in issue order: was each one, once ready, able to run beside the work of the other streams? Judged
+    // per segment (an iteration, or a window of the span), so that streams that stop overlapping mid-run show
+    Host h = in.host();
+    boolean byIteration = h.iterStart.length >= 4;
+    int segments = byIteration ? h.iterStart.length : CHUNKS;
+    int[] opportunities = new int[segments];
+    int[] overlapped = new int[segments];
+    double[] segmentLost = new double[segments];
+    long[] segmentAt = new long[segments];
     int[] order = in.graph().launchOrder();
     long[] keys = new long[8];
     long[] lastEnd = new long[8];
-    long[] maxEnd = new long[8];
+    // the last few kernels of each stream, to find one running when an operation was ready
+    int[] recent = new int[8 * RECENT];
+    int[] recentNext = new int[8];
+    Arrays.fill(recent, -1);
+    long[] heldUntil = new long[8];
+    long[] heldLength = new long[8];
+    int[] heldSegment = new int[8];
+    Arrays.fill(heldSegment, -1);
     int streams = 0;
-    int opportunities = 0;
-    int overlapped = 0;
-    Lost l = new Lost();
+    // kernels that would fit on the device together (their blocks within its multiprocessors)
+    int sms = Math.max(1, in.hw().multiprocessors());
+    int[] fit = new int[segments];
+    int[] fitServed = new int[segments];
+    double[] fitLost = new double[segments];
     for (int idx : order) {
       Graph.Node n = nodes.get(idx);
       long key = ((long) n.device() << 32) | (n.stream() & 0xffffffffL);
@@ -712,39 +820,137 @@ public final class Attribution {
         if (streams == keys.length) {
           keys = Arrays.copyOf(keys, streams * 2);
           lastEnd = Arrays.copyOf(lastEnd, streams * 2);
-          maxEnd = Arrays.copyOf(maxEnd, streams * 2);
+          recent = Arrays.copyOf(recent, streams * 2 * RECENT);
+          Arrays.fill(recent, streams * RECENT, recent.length, -1);
+          recentNext = Arrays.copyOf(recentNext, streams * 2);
+          heldUntil = Arrays.copyOf(heldUntil, streams * 2);
+          heldLength = Arrays.copyOf(heldLength, streams * 2);
+          heldSegment = Arrays.copyOf(heldSegment, streams * 2);
+          Arrays.fill(heldSegment, streams, streams * 2, -1);
         }
         keys[s] = key;
         lastEnd[s] = Long.MIN_VALUE;
-        maxEnd[s] = Long.MIN_VALUE;
         streams++;
       }
       long ready = Math.max(n.launchNs(), lastEnd[s]);
+      boolean justHeld = false;
       long other = Long.MIN_VALUE;
       for (int o = 0; o < streams; o++) {
-        if (o != s && (keys[o] >>> 32) == (key >>> 32)) {
-          other = Math.max(other, maxEnd[o]);
+        if (o != s && (keys[o] >>> 32) == (key >>> 32) && lastEnd[o] > other) {
+          other = lastEnd[o];
         }
       }
       if (other != Long.MIN_VALUE && other - OVERLAP_MARGIN_NS > ready) {
-        opportunities++;
-        if (n.startNs() + OVERLAP_MARGIN_NS < other) {
-          overlapped++;
+        int seg = byIteration ? h.iteration(n.launchNs()) : in.chunk(n.launchNs());
+        if (seg >= 0) {
+          opportunities[seg]++;
+          boolean served = n.startNs() + OVERLAP_MARGIN_NS < other;
+          if (served) {
+            overlapped[seg]++;
+          } else {
+            segmentLost[seg] += Math.min(n.durationNs(), other - ready);
+            segmentAt[seg] = segmentAt[seg] == 0 ? n.startNs() : segmentAt[seg];
+          }
+          // a kernel of another stream already running when this kernel was ready, that it would fit beside
+          Graph.Node k = null;
+          for (int o = 0; o < streams && n.kind() == Graph.Kind.KERNEL && k == null; o++) {
+            for (int r = 0; o != s && r < RECENT; r++) {
+              int ci = recent[o * RECENT + r];
+              Graph.Node c = ci < 0 ? null : nodes.get(ci);
+              if (c != null && c.device() == n.device() && c.startNs() <= ready
+                  && c.endNs() - OVERLAP_MARGIN_NS > ready && n.blocks() + c.blocks() <= sms) {
+                k = c;
+                break;
+              }
+            }
+          }
+          if (k != null) {
+            boolean beside = n.startNs() + OVERLAP_MARGIN_NS < k.endNs();
+            fit[seg]++;
+            fitServed[seg] += beside ? 1 : 0;
+            if (!beside) {
+              // this operation and the short ones queued behind it on its stream ran after the kernel instead of
+              // beside it
+              fitLost[seg] += Math.min(n.durationNs(), k.endNs() - ready);
+              heldUntil[s] = k.endNs();
+              heldLength[s] = k.durationNs();
+              heldSegment[s] = seg;
+              justHeld = true;
+            }
+          }
+        }
+      }
+      if (heldSegment[s] >= 0 && !justHeld) {
+        if (n.launchNs() < heldUntil[s] && n.startNs() >= heldUntil[s] - OVERLAP_MARGIN_NS
+            && n.durationNs() < heldLength[s] / 2) {
+          fitLost[heldSegment[s]] += n.durationNs();
         } else {
-          l.add(in, n.startNs(), Math.min(n.durationNs(), other - ready));
+          heldSegment[s] = -1;
         }
       }
       lastEnd[s] = Math.max(lastEnd[s], n.endNs());
-      maxEnd[s] = Math.max(maxEnd[s], n.endNs());
+      if (n.kind() == Graph.Kind.KERNEL) {
+        recent[s * RECENT + recentNext[s]] = idx;
+        recentNext[s] = (recentNext[s] + 1) % RECENT;
+      }
     }
-    double rate = opportunities == 0 ? 1 : (double) overlapped / opportunities;
-    if (opportunities >= MIN_OPPORTUNITIES && rate < SERIAL_RATE) {
-      l.certainty = 0.8 * (1 - rate / SERIAL_RATE);
+    int judged = 0;
+    int serial = 0;
+    int serialOpportunities = 0;
+    int allOpportunities = 0;
+    int allOverlapped = 0;
+    Lost l = new Lost();
+    for (int seg = 0; seg < segments; seg++) {
+      allOpportunities += opportunities[seg];
+      allOverlapped += overlapped[seg];
+      if (opportunities[seg] < 2) {
+        continue;
+      }
+      judged++;
+      if (overlapped[seg] < SERIAL_RATE * opportunities[seg]) {
+        serial++;
+        serialOpportunities += opportunities[seg];
+        l.add(in, segmentAt[seg], segmentLost[seg]);
+      }
+    }
+    if (serial >= MIN_EVENTS && serialOpportunities >= MIN_OPPORTUNITIES) {
+      l.certainty = 0.8 * serial / judged;
       l.evidence.add(new Evidence("trace", String.format(Locale.ROOT,
-          "%d operations were issued while work of another stream was running, and %d of them ran beside it: the"
-              + " streams ran as one queue (a single hardware queue, or events chaining every stream)", opportunities,
-          overlapped), Map.of("opportunities", opportunities, "overlapped", overlapped, "streams", streams)));
+          "in %d of %d %s, operations issued while work of another stream was running never ran beside it (%d such"
+              + " operations there; %d of %d overlapped over the whole run): the streams ran as one queue (a single"
+              + " hardware queue, or events chaining every stream)", serial, judged,
+          byIteration ? "iterations" : "windows of the span", serialOpportunities, allOverlapped, allOpportunities),
+          Map.of("segments", judged, "serialized", serial, "opportunities", allOpportunities,
+              "overlapped", allOverlapped)));
       out.put(Cause.FALSE_SERIALIZATION, l);
+      return;
+    }
+    // kernels that fit the device together never ran together while copies still ran beside kernels: the device has
+    // fewer multiprocessors than it reports (another tenant)
+    int fitJudged = 0;
+    int fitNever = 0;
+    int fitAll = 0;
+    Lost c = new Lost();
+    for (int seg = 0; seg < segments; seg++) {
+      fitAll += fit[seg];
+      if (fit[seg] == 0) {
+        continue;
+      }
+      fitJudged++;
+      if (fitServed[seg] == 0) {
+        fitNever++;
+        c.add(in, segmentAt[seg], fitLost[seg]);
+      }
+    }
+    if (fitNever >= MIN_EVENTS && fitNever * 2 >= fitJudged && allOverlapped > 0) {
+      c.certainty = 0.6 * fitNever / fitJudged;
+      c.evidence.add(new Evidence("trace", String.format(Locale.ROOT,
+          "in %d of %d %s, kernels of different streams whose blocks fit the device's %d multiprocessors together never"
+              + " ran together (%d such kernels in all), while %d operations did run beside other streams' work:"
+              + " fewer multiprocessors were available than the device has", fitNever, fitJudged,
+          byIteration ? "iterations" : "windows of the span", sms, fitAll, allOverlapped),
+          Map.of("segments", fitJudged, "never", fitNever, "kernels", fitAll)));
+      out.put(Cause.CONTENTION, c);
     }
   }
 
@@ -894,6 +1100,7 @@ public final class Attribution {
     double belowRoofline = 0;
     long memoryKernels = 0;
     double degraded = 0;
+    double bandwidth = in.hw().memoryBandwidth();
     for (Graph.Node n : in.graph().nodes()) {
       if (n.kind() != Graph.Kind.KERNEL) {
         continue;
@@ -904,22 +1111,31 @@ public final class Attribution {
       if (traffic && excessTraffic.contains(n.name())) {
         double r = (double) n.measuredBytes() / n.predictedBytes();
         lost(out, Cause.EXCESS_TRAFFIC).add(in, n.startNs(), dur * (1 - 1 / r) * (n.memoryBound() ? 1 : 0.3));
+      }
+      if (n.basis() != Graph.Basis.MODEL || clock.slowAt(n.startNs())) {
         continue;
       }
-      if (n.basis() != Graph.Basis.MODEL || traffic || clock.slowAt(n.startNs())) {
+      // judged on the bytes it really moved where they were measured
+      double memory = bandwidth > 0 ? (n.measuredBytes() > 0 ? n.measuredBytes() : n.predictedBytes()) / bandwidth
+          * 1e9 : 0;
+      boolean bandwidthBound = n.bound() == Graph.Bound.MEMORY || memory > n.lowerNs();
+      if (retired && bandwidthBound) {
+        memoryKernels++;
+        double beyond = dur - Math.max(n.lowerNs(), memory) - KERNEL_FIXED_NS;
+        if (beyond > 0) {
+          degraded += beyond;
+          lost(out, Cause.MEMORY_DEGRADED).add(in, n.startNs(), beyond);
+        }
+        continue;
+      }
+      if (traffic) {
         continue;
       }
       // the model's time without the slack: what the execution should have taken at worst
       double expected = n.upperNs() / 1.5;
       if (n.bound() == Graph.Bound.MEMORY) {
         memoryKernels++;
-        if (retired) {
-          double beyond = dur - n.lowerNs() - KERNEL_FIXED_NS;
-          if (beyond > 0) {
-            degraded += beyond;
-            lost(out, Cause.MEMORY_DEGRADED).add(in, n.startNs(), beyond);
-          }
-        } else if (dur > n.upperNs()) {
+        if (dur > n.upperNs()) {
           slowMemory++;
           belowRoofline += dur - expected;
           lost(out, Cause.MEMORY_BOUND_BELOW_ROOFLINE).add(in, n.startNs(), dur - expected);
@@ -940,7 +1156,7 @@ public final class Attribution {
           Map.of("pages", in.host().retiredPages, "kernels", memoryKernels, "beyondNs", degraded)));
     }
     Lost c = out.get(Cause.CONTENTION);
-    if (c != null) {
+    if (c != null && slowFull > 0) {
       c.certainty = Math.min(1, slowFull / (double) Math.max(1, full)) * 0.8;
       c.evidence.add(new Evidence("invariant", String.format(Locale.ROOT,
           "%d of %d compute-bound kernels that fill the device ran beyond their upper bound with the SM clock at speed"
