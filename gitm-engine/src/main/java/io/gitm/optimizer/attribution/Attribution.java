@@ -95,6 +95,7 @@ public final class Attribution {
   static final byte PAGEABLE = 2;
   static final byte SYNC = 3;
   static final byte LAUNCH = 4;
+  static final byte WARMUP = 5;
 
   private Attribution() {}
 
@@ -242,7 +243,9 @@ public final class Attribution {
 
   /**
    * What the host did, gathered in one pass over the trace: its driver calls in start order, each with what it was
-   * doing ({@link #ISSUE}, {@link #ALLOC}, {@link #PAGEABLE}, {@link #SYNC}); the synchronizing calls with the
+   * doing ({@link #ISSUE}, {@link #LAUNCH}, {@link #ALLOC}, {@link #PAGEABLE}, {@link #SYNC}, or {@link #WARMUP}: a
+   * stream-ordered pool growing to its working size in the first iterations, blocking but no cause); the synchronizing
+   * calls with the
    * device-idle time each is charged with; the iterations the job marked; the tracer's own intervals; the
    * device-state samples in time order.
    */
@@ -330,7 +333,7 @@ public final class Attribution {
         h.end[i] = a.endNs();
         byte c = category(a, pageable);
         if (c == ALLOC && a.name().contains("Async") && a.startNs() < warm) {
-          c = ISSUE;
+          c = WARMUP;
         }
         h.cat[i] = c;
         h.sync[i] = -1;
@@ -424,7 +427,7 @@ public final class Attribution {
     boolean[] drained = drained(in);
     h.drained = drained;
     double launchGap = LAUNCH_GAP_LATENCIES * Math.max(1_000, in.hw().launchLatencyNs());
-    double[] w = new double[5];
+    double[] w = new double[6];
     int[] syncCall = new int[16];
     double[] syncWeight = new double[16];
     long curEnd = Long.MIN_VALUE;
@@ -508,7 +511,7 @@ public final class Attribution {
               syncWeight[ns++] = charged;
             }
           }
-          double total = w[ALLOC] + w[PAGEABLE] + w[SYNC];
+          double total = w[ALLOC] + w[PAGEABLE] + w[SYNC] + w[WARMUP];
           // a gap the host was blocked in is the blocking calls'; after a drain only the refill is theirs
           double blocked = total == 0 ? 0 : lastEnd != Long.MIN_VALUE ? len : Math.min(len, total);
           if (blocked > 0) {
@@ -563,7 +566,7 @@ public final class Attribution {
   }
 
   private static boolean blocking(byte category) {
-    return category == ALLOC || category == PAGEABLE || category == SYNC;
+    return category == ALLOC || category == PAGEABLE || category == SYNC || category == WARMUP;
   }
 
   /**
