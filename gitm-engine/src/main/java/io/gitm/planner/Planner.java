@@ -59,12 +59,14 @@ public final class Planner {
 
   /** Predicts the graph of {@code trace} on a device with ceilings {@code hw}. */
   public static Graph predict(List<? extends TraceRecord> trace, HardwareSpec hw) {
-    LongIndex launches = new LongIndex(1024);
-    List<ApiCallRecord> calls = new ArrayList<>();
-    LongIndex workByCorrelation = new LongIndex(1024);
+    // correlation ids of the API calls that issue device work, of work records and of traffic records, gathered as
+    // primitives and indexed once (densely when the ids are, as CUPTI's and the simulator's are)
+    Longs callCorr = new Longs();
+    Longs callStart = new Longs();
+    Longs workCorr = new Longs();
     List<WorkRecord> works = new ArrayList<>();
     Map<String, ArrayDeque<WorkRecord>> workByOrder = new HashMap<>();
-    LongIndex trafficByCorrelation = new LongIndex(1024);
+    Longs trafficCorr = new Longs();
     List<TrafficRecord> traffic = new ArrayList<>();
     List<TraceRecord> ops = new ArrayList<>();
     List<SyncRecord> waits = new ArrayList<>();
@@ -72,21 +74,21 @@ public final class Planner {
       switch (r) {
         case KernelRecord k -> ops.add(k);
         case ApiCallRecord a -> {
-          if (a.correlationId() != 0 && launches.get(a.correlationId()) < 0) {
-            launches.put(a.correlationId(), calls.size());
-            calls.add(a);
+          if (a.correlationId() != 0 && issuesWork(a)) {
+            callCorr.add(a.correlationId());
+            callStart.add(a.startNs());
           }
         }
         case WorkRecord w -> {
           if (w.correlationId() != 0) {
-            workByCorrelation.put(w.correlationId(), works.size());
+            workCorr.add(w.correlationId());
             works.add(w);
           } else {
             workByOrder.computeIfAbsent(w.kernel() + '\u0000' + w.stream(), k -> new ArrayDeque<>()).add(w);
           }
         }
         case TrafficRecord t -> {
-          trafficByCorrelation.put(t.correlationId(), traffic.size());
+          trafficCorr.add(t.correlationId());
           traffic.add(t);
         }
         case CopyRecord c -> ops.add(c);
@@ -100,6 +102,9 @@ public final class Planner {
         }
       }
     }
+    CorrIndex launches = CorrIndex.of(callCorr, true);
+    CorrIndex workByCorrelation = CorrIndex.of(workCorr, false);
+    CorrIndex trafficByCorrelation = CorrIndex.of(trafficCorr, false);
     int[] order = Order.byKey(ops.size(), i -> ops.get(i).startNs());
     // work records without a correlation id are matched by order, which needs kernels in their stream's order
     Empirical empirical = null;
@@ -121,14 +126,14 @@ public final class Planner {
           if (w == null && empirical == null) {
             empirical = Empirical.of(ops);
           }
-          yield kernel(i, k, w, ti >= 0 ? traffic.get(ti) : null, hw, launch(launches, calls, corr, k.startNs()),
-              empirical);
+          yield kernel(i, k, w, ti >= 0 ? traffic.get(ti) : null, hw, launch(launches, callStart, corr,
+              k.startNs()), empirical);
         }
-        case CopyRecord c -> copy(i, c, hw, launch(launches, calls, c.correlationId(), c.startNs()));
+        case CopyRecord c -> copy(i, c, hw, launch(launches, callStart, c.correlationId(), c.startNs()));
         case MemsetRecord m -> {
           double lower = m.bytes() / hw.memoryBandwidth() * 1e9;
           yield new Graph.Node(i, Graph.Kind.MEMSET, "memset", m.device(), m.stream(), m.correlationId(),
-              launch(launches, calls, m.correlationId(), m.startNs()), m.startNs(), m.endNs(), lower,
+              launch(launches, callStart, m.correlationId(), m.startNs()), m.startNs(), m.endNs(), lower,
               (lower + COPY_FIXED_NS) * SLACK, m.bytes(), -1, 0, Graph.Bound.MEMORY, Graph.Basis.MODEL);
         }
         default -> throw new AssertionError(r);
@@ -141,9 +146,17 @@ public final class Planner {
     return new Graph(nodes, model, concurrentPairs(nodes, waits), hw.source());
   }
 
-  private static long launch(LongIndex launches, List<ApiCallRecord> calls, long corr, long otherwise) {
+  /** Whether an API call issues device work (a launch, copy or memset) whose record shares its correlation id. */
+  private static boolean issuesWork(ApiCallRecord a) {
+    return switch (a.kind()) {
+      case LAUNCH, COPY, MEMSET -> true;
+      default -> false;
+    };
+  }
+
+  private static long launch(CorrIndex launches, Longs starts, long corr, long otherwise) {
     int i = corr == 0 ? -1 : launches.get(corr);
-    return i < 0 ? otherwise : Math.min(calls.get(i).startNs(), otherwise);
+    return i < 0 ? otherwise : Math.min(starts.get(i), otherwise);
   }
 
   static Graph.Node kernel(int i, KernelRecord k, WorkRecord w, TrafficRecord t, HardwareSpec hw, long launchNs,
@@ -420,16 +433,85 @@ public final class Planner {
     }
   }
 
-  /** An open-addressing map from non-zero long keys to non-negative ints; {@link #get} returns -1 when absent. */
-  static final class LongIndex {
-    private long[] keys;
-    private int[] values;
-    private int size;
+  /** A growable array of longs. */
+  static final class Longs {
+    private long[] v = new long[1024];
+    private int n;
 
-    LongIndex(int capacity) {
-      int c = Integer.highestOneBit(Math.max(16, capacity) * 2 - 1);
-      keys = new long[c];
-      values = new int[c];
+    void add(long x) {
+      if (n == v.length) {
+        v = Arrays.copyOf(v, n * 2);
+      }
+      v[n++] = x;
+    }
+
+    long get(int i) {
+      return v[i];
+    }
+
+    int size() {
+      return n;
+    }
+  }
+
+  /**
+   * From a correlation id to the position of its record: a direct table when the ids are dense (they count up in
+   * CUPTI and the simulator), an open-addressing hash otherwise. Absent ids give -1.
+   */
+  static final class CorrIndex {
+    private final long min;
+    private final int[] dense;
+    private final long[] keys;
+    private final int[] values;
+
+    private CorrIndex(long min, int[] dense, long[] keys, int[] values) {
+      this.min = min;
+      this.dense = dense;
+      this.keys = keys;
+      this.values = values;
+    }
+
+    /** Indexes {@code corr}'s positions; with {@code firstWins} a repeated id keeps its first position, else its last. */
+    static CorrIndex of(Longs corr, boolean firstWins) {
+      int n = corr.size();
+      long min = Long.MAX_VALUE;
+      long max = Long.MIN_VALUE;
+      for (int i = 0; i < n; i++) {
+        min = Math.min(min, corr.get(i));
+        max = Math.max(max, corr.get(i));
+      }
+      if (n == 0) {
+        return new CorrIndex(0, new int[0], null, null);
+      }
+      long range = max - min;
+      if (range >= 0 && range < 8L * n + 1024 && range < Integer.MAX_VALUE - 8) {
+        int[] d = new int[(int) range + 1];
+        Arrays.fill(d, -1);
+        for (int i = 0; i < n; i++) {
+          int at = (int) (corr.get(i) - min);
+          if (!firstWins || d[at] < 0) {
+            d[at] = i;
+          }
+        }
+        return new CorrIndex(min, d, null, null);
+      }
+      int c = Integer.highestOneBit(Math.max(16, n) * 2 - 1) * 2;
+      long[] k = new long[c];
+      int[] v = new int[c];
+      Arrays.fill(v, -1);
+      int mask = c - 1;
+      for (int i = 0; i < n; i++) {
+        long key = corr.get(i);
+        int h = hash(key) & mask;
+        while (v[h] >= 0 && k[h] != key) {
+          h = (h + 1) & mask;
+        }
+        if (v[h] < 0 || !firstWins) {
+          k[h] = key;
+          v[h] = i;
+        }
+      }
+      return new CorrIndex(0, null, k, v);
     }
 
     private static int hash(long k) {
@@ -438,49 +520,17 @@ public final class Planner {
     }
 
     int get(long key) {
+      if (dense != null) {
+        long at = key - min;
+        return at >= 0 && at < dense.length ? dense[(int) at] : -1;
+      }
       int mask = keys.length - 1;
-      for (int i = hash(key) & mask; ; i = (i + 1) & mask) {
-        long k = keys[i];
-        if (k == key) {
-          return values[i];
-        }
-        if (k == 0) {
+      for (int h = hash(key) & mask; ; h = (h + 1) & mask) {
+        if (values[h] < 0) {
           return -1;
         }
-      }
-    }
-
-    void put(long key, int value) {
-      if (key == 0) {
-        throw new IllegalArgumentException("LongIndex keys are non-zero");
-      }
-      if ((size + 1) * 2 > keys.length) {
-        grow();
-      }
-      int mask = keys.length - 1;
-      for (int i = hash(key) & mask; ; i = (i + 1) & mask) {
-        if (keys[i] == key) {
-          values[i] = value;
-          return;
-        }
-        if (keys[i] == 0) {
-          keys[i] = key;
-          values[i] = value;
-          size++;
-          return;
-        }
-      }
-    }
-
-    private void grow() {
-      long[] k = keys;
-      int[] v = values;
-      keys = new long[k.length * 2];
-      values = new int[k.length * 2];
-      size = 0;
-      for (int i = 0; i < k.length; i++) {
-        if (k[i] != 0) {
-          put(k[i], v[i]);
+        if (keys[h] == key) {
+          return values[h];
         }
       }
     }

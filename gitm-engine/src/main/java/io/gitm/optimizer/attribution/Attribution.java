@@ -101,7 +101,7 @@ public final class Attribution {
 
   /** The inputs every detector reads. */
   record Input(List<? extends TraceRecord> trace, Graph graph, Monitor.Result monitor, HardwareSpec hw, long from,
-      long to, Host host) {
+      long to, Host host, int[] launchOrder) {
     int chunk(long t) {
       long span = Math.max(1, to - from);
       int c = (int) ((t - from) * (double) CHUNKS / span);
@@ -125,7 +125,7 @@ public final class Attribution {
       from = Math.min(from, Math.min(n.launchNs(), n.startNs()));
       to = Math.max(to, n.endNs());
     }
-    Input in = new Input(trace, graph, monitor, hw, from, to, Host.of(trace));
+    Input in = new Input(trace, graph, monitor, hw, from, to, Host.of(trace), graph.launchOrder());
     Map<Cause, Lost> lost = new EnumMap<>(Cause.class);
     idle(in, lost);
     syncs(in, lost);
@@ -250,10 +250,9 @@ public final class Attribution {
    * device-state samples in time order.
    */
   static final class Host {
-    long[] start = new long[256];
-    long[] end = new long[256];
-    byte[] cat = new byte[256];
-    int[] sync = new int[256];
+    long[] start;
+    long[] end;
+    byte[] cat;
     int calls;
     long[] syncStart = new long[64];
     double[] syncCost = new double[64];
@@ -274,14 +273,20 @@ public final class Attribution {
 
     static Host of(List<? extends TraceRecord> trace) {
       Host h = new Host();
-      List<ApiCallRecord> api = new ArrayList<>();
+      int apiCalls = 0;
       long[] pageable = new long[16];
       int np = 0;
       List<MarkerRecord> iterations = new ArrayList<>();
       List<OverheadRecord> overhead = new ArrayList<>();
+      boolean sorted = true;
+      long prevStart = Long.MIN_VALUE;
       for (TraceRecord r : trace) {
         switch (r) {
-          case ApiCallRecord a -> api.add(a);
+          case ApiCallRecord a -> {
+            apiCalls++;
+            sorted &= a.startNs() >= prevStart;
+            prevStart = a.startNs();
+          }
           case CopyRecord c -> {
             if (Planner.pageable(c) && c.correlationId() != 0) {
               if (np == pageable.length) {
@@ -310,11 +315,17 @@ public final class Attribution {
       }
       pageable = Arrays.copyOf(pageable, np);
       Arrays.sort(pageable);
-      boolean sorted = true;
-      for (int i = 1; i < api.size() && sorted; i++) {
-        sorted = api.get(i - 1).startNs() <= api.get(i).startNs();
-      }
-      if (!sorted) {
+      // the calls in start order: as recorded (one host thread records them in order), else sorted
+      List<ApiCallRecord> api;
+      if (sorted) {
+        api = null;
+      } else {
+        api = new ArrayList<>(apiCalls);
+        for (TraceRecord r : trace) {
+          if (r instanceof ApiCallRecord a) {
+            api.add(a);
+          }
+        }
         api.sort(Comparator.comparingLong(ApiCallRecord::startNs));
       }
       iterations.sort(Comparator.comparingLong(MarkerRecord::startNs));
@@ -322,21 +333,20 @@ public final class Attribution {
       // warm-up, not a stall
       int warmIterations = Math.max(2, iterations.size() / 10);
       long warm = iterations.size() > warmIterations ? iterations.get(warmIterations).startNs() : Long.MIN_VALUE;
-      h.start = new long[api.size()];
-      h.end = new long[api.size()];
-      h.cat = new byte[api.size()];
-      h.sync = new int[api.size()];
-      long prevEnd = Long.MIN_VALUE;
-      for (ApiCallRecord a : api) {
+      h.start = new long[apiCalls];
+      h.end = new long[apiCalls];
+      h.cat = new byte[apiCalls];
+      long[] prevEnd = {Long.MIN_VALUE};
+      long[] finalPageable = pageable;
+      java.util.function.Consumer<ApiCallRecord> add = a -> {
         int i = h.calls++;
         h.start[i] = a.startNs();
         h.end[i] = a.endNs();
-        byte c = category(a, pageable);
-        if (c == ALLOC && a.name().contains("Async") && a.startNs() < warm) {
+        byte c = category(a, finalPageable);
+        if (c == ALLOC && a.startNs() < warm && a.name().contains("Async")) {
           c = WARMUP;
         }
         h.cat[i] = c;
-        h.sync[i] = -1;
         if (c == SYNC) {
           if (h.syncs == h.syncStart.length) {
             h.syncStart = Arrays.copyOf(h.syncStart, h.syncs * 2);
@@ -344,20 +354,27 @@ public final class Attribution {
             h.syncCall = Arrays.copyOf(h.syncCall, h.syncs * 2);
           }
           h.syncStart[h.syncs] = a.startNs();
-          h.syncCall[h.syncs] = i;
-          h.sync[i] = h.syncs++;
+          h.syncCall[h.syncs++] = i;
         } else if (c == ALLOC) {
           h.slowAllocs++;
           h.slowAllocNs += a.durationNs();
-        }
-        if (a.kind() == ApiKind.LAUNCH) {
+        } else if (c == LAUNCH) {
           h.launches++;
         }
-        if (prevEnd != Long.MIN_VALUE && a.startNs() > prevEnd) {
+        if (prevEnd[0] != Long.MIN_VALUE && a.startNs() > prevEnd[0]) {
           h.ownGaps++;
-          h.ownGapNs += a.startNs() - prevEnd;
+          h.ownGapNs += a.startNs() - prevEnd[0];
         }
-        prevEnd = Math.max(prevEnd, a.endNs());
+        prevEnd[0] = Math.max(prevEnd[0], a.endNs());
+      };
+      if (api == null) {
+        for (TraceRecord r : trace) {
+          if (r instanceof ApiCallRecord a) {
+            add.accept(a);
+          }
+        }
+      } else {
+        api.forEach(add);
       }
       h.iterStart = iterations.stream().mapToLong(MarkerRecord::startNs).toArray();
       overhead.sort(Comparator.comparingLong(OverheadRecord::startNs));
@@ -367,6 +384,11 @@ public final class Attribution {
           && Double.isFinite(s.get(StateField.SM_CLOCK)) && Double.isFinite(s.get(StateField.CLOCK_EVENT_REASONS))));
       h.samples.sort(Comparator.comparingLong(StateSample::timeNs));
       return h;
+    }
+
+    /** The ordinal of synchronizing call {@code k} (a call of category {@link #SYNC}). */
+    int syncOf(int k) {
+      return Arrays.binarySearch(syncCall, 0, syncs, k);
     }
 
     /** What a driver call was doing: stalling in the allocator, staging a pageable copy, waiting, or issuing work. */
@@ -473,7 +495,7 @@ public final class Attribution {
                 syncCall = Arrays.copyOf(syncCall, ns * 2);
                 syncWeight = Arrays.copyOf(syncWeight, ns * 2);
               }
-              syncCall[ns] = h.sync[k];
+              syncCall[ns] = h.syncOf(k);
               syncWeight[ns++] = o;
             }
             if (h.end[k] <= g1 && h.end[k] > lastEnd) {
@@ -507,7 +529,7 @@ public final class Attribution {
                 syncCall = Arrays.copyOf(syncCall, ns * 2);
                 syncWeight = Arrays.copyOf(syncWeight, ns * 2);
               }
-              syncCall[ns] = h.sync[last];
+              syncCall[ns] = h.syncOf(last);
               syncWeight[ns++] = charged;
             }
           }
@@ -576,7 +598,7 @@ public final class Attribution {
   static boolean[] drained(Input in) {
     Host h = in.host();
     List<Graph.Node> nodes = in.graph().nodes();
-    int[] byLaunch = in.graph().launchOrder();
+    int[] byLaunch = in.launchOrder();
     boolean[] drained = new boolean[h.calls];
     int q = 0;
     long maxEnd = Long.MIN_VALUE;
@@ -795,7 +817,7 @@ public final class Attribution {
     int[] overlapped = new int[segments];
     double[] segmentLost = new double[segments];
     long[] segmentAt = new long[segments];
-    int[] order = in.graph().launchOrder();
+    int[] order = in.launchOrder();
     long[] keys = new long[8];
     long[] lastEnd = new long[8];
     // the last few kernels of each stream, to find one running when an operation was ready
