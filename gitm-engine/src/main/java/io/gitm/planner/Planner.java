@@ -40,12 +40,15 @@ public final class Planner {
   static final double KERNEL_FIXED_NS = 2_500;
   /** Fixed cost of a copy (DMA set-up, completion), ns. */
   static final double COPY_FIXED_NS = 3_000;
-  /** Shortest latency of one dependent off-chip access (an L2 hit), ns. */
+  /**
+   * Shortest latency of one dependent off-chip access (an L2 hit at the boost clock, the fastest way off the
+   * multiprocessor), ns: a floor, below the 125 ns per step the H200 preset was calibrated to.
+   */
   static final double OFF_CHIP_LATENCY_NS = 100;
   /** Longest latency of one dependent off-chip access (a device-memory miss), ns. */
   static final double OFF_CHIP_MISS_NS = 600;
-  /** Shortest latency of one dependent on-chip access (L1, shared memory) at the calibrated clock, ns. */
-  static final double ON_CHIP_LATENCY_NS = 20;
+  /** Shortest latency of one dependent on-chip access (an L1 hit, about 30 cycles) at the calibrated clock, ns. */
+  static final double ON_CHIP_LATENCY_NS = 15;
   /** Longest latency of one dependent on-chip access (bank conflicts, a slow clock), ns. */
   static final double ON_CHIP_SLOW_NS = 80;
   /** Factor on the widened model bound before an execution is judged too slow. */
