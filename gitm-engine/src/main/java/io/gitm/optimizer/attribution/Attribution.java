@@ -32,10 +32,12 @@ import org.hipparchus.distribution.continuous.TDistribution;
  * trace holds (never a simulated device's ground truth), and needs no record that a real trace lacks
  * ({@code TrafficRecord}s and work records sharpen it when present).
  *
- * <p>Each cause has a detector that measures the time the cause cost ("lost" time) in each of {@link #CHUNKS} equal
- * windows of the span. The effect is the lost time over the span; its interval and p-value come from the spread
- * over the windows (a one-sided t-test that the lost share exceeds {@link #MIN_EFFECT}); p-values are adjusted by
- * Benjamini–Hochberg across causes. Hypotheses are ranked by effect times confidence.
+ * <p>Each cause has a detector that measures the time the cause cost ("lost" time) as a sum of events (device-idle
+ * gaps, kernels, sample intervals, synchronizations). The effect is the lost time over the span; its interval and
+ * p-value treat the events' costs as draws (a one-sided t-test that the total exceeds {@link #MIN_EFFECT} of the span,
+ * at least {@link #MIN_EVENTS} events); p-values are adjusted by Benjamini–Hochberg across the tested causes.
+ * Hypotheses are ranked by effect times confidence. Clock causes also carry a Granger test of the SM clock against
+ * the kernels' slowness, as evidence.
  *
  * <p>Device-idle time is partitioned, never counted twice: each gap in which no device operation ran goes to the
  * blocking host calls that overlap it or that the host returned from just before it (allocations and frees that
@@ -45,7 +47,7 @@ import org.hipparchus.distribution.continuous.TDistribution;
  * {@code docs/attribution.md}.
  */
 public final class Attribution {
-  /** Windows the span is cut into for the effect's spread. */
+  /** Windows of the span, for where lost time fell and for segments without iteration markers. */
   static final int CHUNKS = 10;
   /** The smallest effect (share of the span) worth a hypothesis. */
   static final double MIN_EFFECT = 0.005;
@@ -1057,6 +1059,7 @@ public final class Attribution {
         deficitSum.merge(c, deficit, Double::sum);
       }
     }
+    Evidence granger = counts.isEmpty() ? null : granger(in, clock);
     for (Map.Entry<Cause, long[]> e : counts.entrySet()) {
       long n = e.getValue()[0];
       Lost l = out.get(e.getKey());
@@ -1064,7 +1067,56 @@ public final class Attribution {
           "%d of %d state samples show clock-event reasons of %s, with the SM clock %.0f%% below %.0f MHz on average",
           n, time.length, e.getKey().label(), deficitSum.get(e.getKey()) / n * 100, clock.boost()),
           Map.of("samples", n, "of", time.length, "meanDeficit", deficitSum.get(e.getKey()) / n)));
+      l.evidence.add(granger);
     }
+  }
+
+  /**
+   * Evidence that the SM clock leads the kernels' slowness: a Granger test ({@link Granger#test}) of the SM clock per
+   * sample interval against the mean of observed over lower-bound time of the kernels that started in it (carried
+   * forward through intervals without kernels). Evidence only: the ranking rests on the lost time.
+   */
+  static Evidence granger(Input in, Clock clock) {
+    long[] time = clock.time();
+    int bins = time.length - 1;
+    double[] x = new double[bins];
+    double[] y = new double[bins];
+    List<Graph.Node> nodes = in.graph().nodes();
+    int k = 0;
+    double last = 1;
+    for (int i = 0; i < bins; i++) {
+      x[i] = clock.boost() * (1 - clock.deficit()[i]);
+      while (k < nodes.size() && nodes.get(k).startNs() < time[i]) {
+        k++;
+      }
+      double sum = 0;
+      int n = 0;
+      for (; k < nodes.size() && nodes.get(k).startNs() < time[i + 1]; k++) {
+        Graph.Node g = nodes.get(k);
+        if (g.kind() == Graph.Kind.KERNEL && g.lowerNs() > 0) {
+          sum += g.durationNs() / g.lowerNs();
+          n++;
+        }
+      }
+      last = n > 0 ? sum / n : last;
+      y[i] = last;
+    }
+    Granger.Result g = Granger.test(x, y);
+    String summary = g.testable()
+        ? String.format(Locale.ROOT, "Granger test, SM clock → kernel time over its lower bound per sample interval: "
+            + "F=%.3g at lag %d, p=%.3g (%d intervals%s)", g.fStatistic(), g.lag(), g.pValue(), bins,
+            g.reason().isBlank() ? "" : "; " + g.reason())
+        : "Granger test, SM clock → kernel time over its lower bound per sample interval: not testable (" + g.reason()
+            + ", " + bins + " intervals)";
+    Map<String, Object> data = new LinkedHashMap<>();
+    data.put("testable", g.testable());
+    data.put("intervals", bins);
+    if (g.testable()) {
+      data.put("lag", g.lag());
+      data.put("f", g.fStatistic());
+      data.put("p", g.pValue());
+    }
+    return new Evidence("granger", summary, data);
   }
 
   /**

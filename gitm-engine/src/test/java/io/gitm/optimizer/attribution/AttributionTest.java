@@ -17,6 +17,7 @@ import io.gitm.trace.SyncKind;
 import io.gitm.trace.TraceRecord;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /** The detectors on hand-made traces, one signature at a time. */
@@ -56,6 +57,27 @@ class AttributionTest {
     // 19 sampled intervals, each with 1 ms of kernel at half clock: 9.5 ms lost of a 20.02 ms span
     assertThat(h.effect()).isBetween(0.47, 0.48);
     assertThat(h.evidence()).anyMatch(e -> e.kind().equals("telemetry") && e.summary().contains("50% below 1000 MHz"));
+    // the clock never changes in this trace: the Granger test says why it cannot run instead of a silent p-value
+    assertThat(h.evidence()).filteredOn(e -> e.kind().equals("granger")).singleElement()
+        .satisfies(e -> assertThat(e.summary()).contains("not testable").contains("19 intervals"));
+  }
+
+  @Test
+  void aClockThatDropsMidRunGetsATestableGrangerEvidence() {
+    List<TraceRecord> t = new ArrayList<>();
+    SplittableRandom rnd = new SplittableRandom(3);
+    for (int i = 0; i < 120; i++) {
+      long at = i * 1_001_000L;
+      double clock = i < 40 || i >= 80 ? 1000 : 500 + rnd.nextInt(100);
+      t.add(sample(0, at, clock, clock < 1000 ? 0x2 : 0));
+      long dur = (long) (1_000_000 * (1000 / clock) * (0.98 + 0.04 * rnd.nextDouble()));
+      t.add(kernel("gemm", 7, i + 1, at, at + Math.min(dur, 1_000_000), 1000));
+      t.add(work("gemm", 7, i + 1, at, 1e10 * Math.min(1, clock / 1000), Precision.FP32, 1000));
+    }
+    Hypothesis h = Analysis.analyze(META, t, HW).hypotheses().getFirst();
+    assertThat(h.cause()).isEqualTo(Cause.CLOCK_DROP);
+    assertThat(h.evidence()).filteredOn(e -> e.kind().equals("granger")).singleElement()
+        .satisfies(e -> assertThat(e.data()).containsEntry("testable", true).containsKeys("f", "p", "lag"));
   }
 
   @Test
