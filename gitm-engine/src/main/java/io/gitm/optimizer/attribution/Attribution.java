@@ -109,10 +109,6 @@ public final class Attribution {
       int c = (int) ((t - from) * (double) CHUNKS / span);
       return Math.clamp(c, 0, CHUNKS - 1);
     }
-
-    double chunkNs() {
-      return Math.max(1, to - from) / (double) CHUNKS;
-    }
   }
 
   /** Ranked hypotheses (best first) for a captured trace. */
@@ -1144,12 +1140,6 @@ public final class Attribution {
     return c;
   }
 
-  /** The first cause of a set of clock-event reason bits, or null; see {@link #clockCauses}. */
-  static Cause clockCause(int bits) {
-    List<Cause> c = clockCauses(bits);
-    return c.isEmpty() ? null : c.getFirst();
-  }
-
   /**
    * Kernels slower than their model, with the clock at speed. Excess traffic: kernels whose measured bytes exceed the
    * declared ones (the memory-traffic invariant), the share of their time spent on the extra bytes. Degraded device
@@ -1292,13 +1282,5 @@ public final class Attribution {
       adj[i] = Math.min(1, min);
     }
     return adj;
-  }
-
-  static Map<String, Object> map(Object... kv) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    for (int i = 0; i < kv.length; i += 2) {
-      m.put((String) kv[i], kv[i + 1]);
-    }
-    return m;
   }
 }
