@@ -24,6 +24,11 @@ public record Graph(List<Node> nodes, int modelNodes, List<int[]> concurrentPair
     concurrentPairs = List.copyOf(concurrentPairs);
   }
 
+  /** Indices of the nodes in the order they were issued (launch time; start order among equal launch times). */
+  public int[] launchOrder() {
+    return Planner.launchOrder(nodes);
+  }
+
   /** Where a prediction comes from. */
   public enum Basis {
     /** The roofline over the operation's declared work at the calibrated ceilings. */
@@ -47,13 +52,31 @@ public record Graph(List<Node> nodes, int modelNodes, List<int[]> concurrentPair
    * @param upperNs the bound above which the execution is judged too slow
    * @param predictedBytes bytes the operation should move (declared work, or the copy size); -1 when unknown
    * @param measuredBytes bytes it was measured to move (simulated device or profiler); -1 when not measured
-   * @param memoryBound whether its lower bound is set by bytes rather than flops
+   * @param blocks a kernel's grid size in blocks (0 for copies and memsets)
+   * @param bound what sets its lower bound
    */
   public record Node(int index, Kind kind, String name, int device, int stream, long correlationId, long launchNs,
-      long startNs, long endNs, double lowerNs, double upperNs, long predictedBytes, long measuredBytes,
-      boolean memoryBound, Basis basis) {
+      long startNs, long endNs, double lowerNs, double upperNs, long predictedBytes, long measuredBytes, long blocks,
+      Bound bound, Basis basis) {
     public long durationNs() {
       return endNs - startNs;
     }
+
+    /** Whether its lower bound is set by bytes at the memory or link bandwidth. */
+    public boolean memoryBound() {
+      return bound == Bound.MEMORY;
+    }
+  }
+
+  /** What sets a node's lower bound. */
+  public enum Bound {
+    /** Flops at the peak rate of the work's precision. */
+    COMPUTE,
+    /** Bytes at the device-memory bandwidth (or, for a copy, the link's rate). */
+    MEMORY,
+    /** The chain of dependent memory accesses one thread walks, at memory latency. */
+    LATENCY,
+    /** No declared work: the operation's own history. */
+    UNKNOWN
   }
 }

@@ -1,7 +1,6 @@
 package io.gitm.planner;
 
 import io.gitm.device.HardwareSpec;
-import io.gitm.device.Work;
 import io.gitm.trace.ApiCallRecord;
 import io.gitm.trace.CopyKind;
 import io.gitm.trace.CopyRecord;
@@ -25,10 +24,13 @@ import java.util.Map;
  * pure function of the records.
  *
  * <p>Kernel bounds: the lower bound is the roofline, {@code max(flops / peak(precision), bytes / bandwidth)} at the
- * calibrated clock, plus the dependent-access chain at memory latency; the upper bound widens it by wave quantization
- * (a partial last wave costs a full one) and adds the fixed device-side cost of a kernel ({@link #KERNEL_FIXED_NS}),
- * then a slack of {@link #SLACK}. A kernel with no declared work is predicted from its own history: the lower bound is
- * its fastest execution, the upper bound {@link #EMPIRICAL_SLACK} times its median.
+ * calibrated clock, or the dependent-access chain at the shortest memory latencies ({@link #OFF_CHIP_LATENCY_NS},
+ * {@link #ON_CHIP_LATENCY_NS}) when that is longer: no execution can be faster. The upper bound widens the roofline by
+ * the share of the device the grid fills (a partial last wave costs a full one; a grid of fewer blocks than
+ * multiprocessors draws a share of the device), takes the chain at the longest latencies ({@link #OFF_CHIP_MISS_NS},
+ * {@link #ON_CHIP_SLOW_NS}), adds the fixed device-side cost of a kernel ({@link #KERNEL_FIXED_NS}), then a slack of
+ * {@link #SLACK}. A kernel with no declared work is predicted from its own history: the lower bound is its fastest
+ * execution, the upper bound {@link #EMPIRICAL_SLACK} times its median.
  *
  * <p>Copy bounds: bytes at the calibrated rate for the direction and host memory kind (pinned or pageable), plus a
  * fixed cost of {@link #COPY_FIXED_NS}, with the same slack.
@@ -39,12 +41,16 @@ public final class Planner {
   /** Fixed cost of a copy (DMA set-up, completion), ns. */
   static final double COPY_FIXED_NS = 3_000;
   /**
-   * Latency of one dependent off-chip access (an L2 hit at the boost clock, the fastest way off the multiprocessor),
-   * ns: a floor, below the 125 ns per step the H200 preset was calibrated to.
+   * Shortest latency of one dependent off-chip access (an L2 hit at the boost clock, the fastest way off the
+   * multiprocessor), ns: a floor, below the 125 ns per step the H200 preset was calibrated to.
    */
   static final double OFF_CHIP_LATENCY_NS = 100;
-  /** Latency of one dependent on-chip access (an L1 hit, about 30 cycles), ns: a floor. */
+  /** Longest latency of one dependent off-chip access (a device-memory miss), ns. */
+  static final double OFF_CHIP_MISS_NS = 600;
+  /** Shortest latency of one dependent on-chip access (an L1 hit, about 30 cycles) at the calibrated clock, ns. */
   static final double ON_CHIP_LATENCY_NS = 15;
+  /** Longest latency of one dependent on-chip access (bank conflicts, a slow clock), ns. */
+  static final double ON_CHIP_SLOW_NS = 80;
   /** Factor on the widened model bound before an execution is judged too slow. */
   static final double SLACK = 1.5;
   /** Factor on a kernel's median for the empirical upper bound. */
@@ -56,28 +62,38 @@ public final class Planner {
 
   /** Predicts the graph of {@code trace} on a device with ceilings {@code hw}. */
   public static Graph predict(List<? extends TraceRecord> trace, HardwareSpec hw) {
-    Map<Long, ApiCallRecord> calls = new HashMap<>();
-    Map<Long, WorkRecord> workByCorrelation = new HashMap<>();
+    // correlation ids of the API calls that issue device work, of work records and of traffic records, gathered as
+    // primitives and indexed once (densely when the ids are, as CUPTI's and the simulator's are)
+    Longs callCorr = new Longs();
+    Longs callStart = new Longs();
+    Longs workCorr = new Longs();
+    List<WorkRecord> works = new ArrayList<>();
     Map<String, ArrayDeque<WorkRecord>> workByOrder = new HashMap<>();
-    Map<Long, TrafficRecord> traffic = new HashMap<>();
+    Longs trafficCorr = new Longs();
+    List<TrafficRecord> traffic = new ArrayList<>();
     List<TraceRecord> ops = new ArrayList<>();
     List<SyncRecord> waits = new ArrayList<>();
     for (TraceRecord r : trace) {
       switch (r) {
+        case KernelRecord k -> ops.add(k);
         case ApiCallRecord a -> {
-          if (a.correlationId() != 0) {
-            calls.putIfAbsent(a.correlationId(), a);
+          if (a.correlationId() != 0 && issuesWork(a)) {
+            callCorr.add(a.correlationId());
+            callStart.add(a.startNs());
           }
         }
         case WorkRecord w -> {
           if (w.correlationId() != 0) {
-            workByCorrelation.put(w.correlationId(), w);
+            workCorr.add(w.correlationId());
+            works.add(w);
           } else {
             workByOrder.computeIfAbsent(w.kernel() + '\u0000' + w.stream(), k -> new ArrayDeque<>()).add(w);
           }
         }
-        case TrafficRecord t -> traffic.put(t.correlationId(), t);
-        case KernelRecord k -> ops.add(k);
+        case TrafficRecord t -> {
+          trafficCorr.add(t.correlationId());
+          traffic.add(t);
+        }
         case CopyRecord c -> ops.add(c);
         case MemsetRecord m -> ops.add(m);
         case SyncRecord s -> {
@@ -89,30 +105,39 @@ public final class Planner {
         }
       }
     }
-    ops.sort((x, y) -> Long.compare(x.startNs(), y.startNs()));
+    CorrIndex launches = CorrIndex.of(callCorr, true);
+    CorrIndex workByCorrelation = CorrIndex.of(workCorr, false);
+    CorrIndex trafficByCorrelation = CorrIndex.of(trafficCorr, false);
+    int[] order = Order.byKey(ops.size(), i -> ops.get(i).startNs());
     // work records without a correlation id are matched by order, which needs kernels in their stream's order
-    Map<String, Long> medianByName = empiricalMedians(ops);
-    Map<String, Long> minByName = empiricalMinimums(ops);
+    Empirical empirical = null;
     List<Graph.Node> nodes = new ArrayList<>(ops.size());
     int model = 0;
-    for (TraceRecord r : ops) {
+    for (int o : order) {
+      TraceRecord r = ops.get(o);
       int i = nodes.size();
       Graph.Node n = switch (r) {
         case KernelRecord k -> {
-          WorkRecord w = k.correlationId() != 0 ? workByCorrelation.get(k.correlationId()) : null;
-          if (w == null) {
+          long corr = k.correlationId();
+          int wi = corr != 0 ? workByCorrelation.get(corr) : -1;
+          WorkRecord w = wi >= 0 ? works.get(wi) : null;
+          if (w == null && !workByOrder.isEmpty()) {
             ArrayDeque<WorkRecord> q = workByOrder.get(k.name() + '\u0000' + k.stream());
             w = q == null ? null : q.poll();
           }
-          TrafficRecord t = k.correlationId() != 0 ? traffic.get(k.correlationId()) : null;
-          yield kernel(i, k, w, t, hw, launch(calls, k.correlationId(), k.startNs()), medianByName, minByName);
+          int ti = corr != 0 ? trafficByCorrelation.get(corr) : -1;
+          if (w == null && empirical == null) {
+            empirical = Empirical.of(ops);
+          }
+          yield kernel(i, k, w, ti >= 0 ? traffic.get(ti) : null, hw, launch(launches, callStart, corr,
+              k.startNs()), empirical);
         }
-        case CopyRecord c -> copy(i, c, hw, launch(calls, c.correlationId(), c.startNs()));
+        case CopyRecord c -> copy(i, c, hw, launch(launches, callStart, c.correlationId(), c.startNs()));
         case MemsetRecord m -> {
           double lower = m.bytes() / hw.memoryBandwidth() * 1e9;
           yield new Graph.Node(i, Graph.Kind.MEMSET, "memset", m.device(), m.stream(), m.correlationId(),
-              launch(calls, m.correlationId(), m.startNs()), m.startNs(), m.endNs(), lower,
-              (lower + COPY_FIXED_NS) * SLACK, m.bytes(), -1, true, Graph.Basis.MODEL);
+              launch(launches, callStart, m.correlationId(), m.startNs()), m.startNs(), m.endNs(), lower,
+              (lower + COPY_FIXED_NS) * SLACK, m.bytes(), -1, 0, Graph.Bound.MEMORY, Graph.Basis.MODEL);
         }
         default -> throw new AssertionError(r);
       };
@@ -124,46 +149,65 @@ public final class Planner {
     return new Graph(nodes, model, concurrentPairs(nodes, waits), hw.source());
   }
 
-  private static long launch(Map<Long, ApiCallRecord> calls, long corr, long otherwise) {
-    ApiCallRecord a = corr == 0 ? null : calls.get(corr);
-    return a == null ? otherwise : Math.min(a.startNs(), otherwise);
+  /** Whether an API call issues device work (a launch, copy or memset) whose record shares its correlation id. */
+  private static boolean issuesWork(ApiCallRecord a) {
+    return switch (a.kind()) {
+      case LAUNCH, COPY, MEMSET -> true;
+      default -> false;
+    };
   }
 
-  static Graph.Node kernel(int i, KernelRecord k, WorkRecord wr, TrafficRecord t, HardwareSpec hw, long launchNs,
-      Map<String, Long> medianByName, Map<String, Long> minByName) {
+  private static long launch(CorrIndex launches, Longs starts, long corr, long otherwise) {
+    int i = corr == 0 ? -1 : launches.get(corr);
+    return i < 0 ? otherwise : Math.min(starts.get(i), otherwise);
+  }
+
+  static Graph.Node kernel(int i, KernelRecord k, WorkRecord w, TrafficRecord t, HardwareSpec hw, long launchNs,
+      Empirical empirical) {
     long measured = t == null ? -1 : t.bytes();
-    if (wr == null) {
-      double med = medianByName.getOrDefault(k.name(), k.durationNs());
-      double min = minByName.getOrDefault(k.name(), k.durationNs());
+    if (w == null) {
+      double[] e = empirical.of(k.name(), k.durationNs());
       return new Graph.Node(i, Graph.Kind.KERNEL, k.name(), k.device(), k.stream(), k.correlationId(), launchNs,
-          k.startNs(), k.endNs(), min, med * EMPIRICAL_SLACK, -1, measured, false, Graph.Basis.EMPIRICAL);
+          k.startNs(), k.endNs(), e[0], e[1] * EMPIRICAL_SLACK, -1, measured, k.grid().volume(), Graph.Bound.UNKNOWN,
+          Graph.Basis.EMPIRICAL);
     }
-    Work w = wr.work();
     double peak = hw.flopsFor(w.precision());
     double compute = peak > 0 ? w.flops() / peak * 1e9 : 0;
-    double memory = w.bytes() / hw.memoryBandwidth() * 1e9;
+    long bytes = w.bytesRead() + w.bytesWritten();
+    double memory = hw.memoryBandwidth() > 0 ? bytes / hw.memoryBandwidth() * 1e9 : 0;
     double chain = w.dependentAccesses() * OFF_CHIP_LATENCY_NS + w.dependentOnChipAccesses() * ON_CHIP_LATENCY_NS;
-    double lower = Math.max(Math.max(compute, memory), chain);
+    double roof = Math.max(compute, memory);
+    double lower = Math.max(roof, chain);
+    Graph.Bound bound = chain > roof ? Graph.Bound.LATENCY : memory >= compute ? Graph.Bound.MEMORY
+        : Graph.Bound.COMPUTE;
     long blocks = k.grid().volume();
-    // a partial last wave takes as long as a full one: at least one block per multiprocessor per wave
-    double waves = Math.max(1, Math.ceil((double) blocks / Math.max(1, hw.multiprocessors())));
-    double fill = Math.min(1.0, (double) blocks / Math.max(1, hw.multiprocessors()) / waves);
-    double upper = (lower / Math.max(0.05, fill) + KERNEL_FIXED_NS) * SLACK;
+    int sms = Math.max(1, hw.multiprocessors());
+    // a partial last wave takes as long as a full one, and a grid of fewer blocks than multiprocessors draws only
+    // their share of the device: the roofline over the filled share
+    double waves = Math.max(1, Math.ceil((double) blocks / sms));
+    double fill = Math.min(1.0, (double) blocks / sms / waves);
+    double slowChain = w.dependentAccesses() * OFF_CHIP_MISS_NS + w.dependentOnChipAccesses() * ON_CHIP_SLOW_NS;
+    double upper = (Math.max(roof / Math.max(0.05, fill), slowChain) + KERNEL_FIXED_NS) * SLACK;
     return new Graph.Node(i, Graph.Kind.KERNEL, k.name(), k.device(), k.stream(), k.correlationId(), launchNs,
-        k.startNs(), k.endNs(), lower, upper, w.bytes(), measured, memory >= compute, Graph.Basis.MODEL);
+        k.startNs(), k.endNs(), lower, upper, bytes, measured, blocks, bound, Graph.Basis.MODEL);
   }
 
   static Graph.Node copy(int i, CopyRecord c, HardwareSpec hw, long launchNs) {
     double rate = copyRate(c, hw);
     double lower = c.bytes() / rate * 1e9;
     return new Graph.Node(i, Graph.Kind.COPY, copyName(c), c.device(), c.stream(), c.correlationId(), launchNs,
-        c.startNs(), c.endNs(), lower, (lower + COPY_FIXED_NS) * SLACK, c.bytes(), -1, true, Graph.Basis.MODEL);
+        c.startNs(), c.endNs(), lower, (lower + COPY_FIXED_NS) * SLACK, c.bytes(), -1, 0, Graph.Bound.MEMORY,
+        Graph.Basis.MODEL);
   }
 
   /** The calibrated rate of a copy, bytes per second, for its direction and host memory kind. */
   public static double copyRate(CopyRecord c, HardwareSpec hw) {
-    boolean pageable = c.srcKind() == MemoryKind.PAGEABLE || c.dstKind() == MemoryKind.PAGEABLE;
-    double r = switch (c.kind()) {
+    return copyRate(c.kind(), pageable(c), hw);
+  }
+
+  /** The calibrated rate of a copy of {@code kind}, bytes per second, from or to pageable or pinned host memory. */
+  public static double copyRate(CopyKind kind, boolean pageable, HardwareSpec hw) {
+    double r = switch (kind) {
       case HTOD -> pageable ? hw.hostToDevicePageable() : hw.hostToDevicePinned();
       case DTOH -> pageable ? hw.deviceToHostPageable() : hw.deviceToHostPinned();
       case DTOD -> hw.memoryBandwidth() / 2;
@@ -172,88 +216,103 @@ public final class Planner {
     return r > 0 ? r : 1e9;
   }
 
+  /** Whether the host side of a copy was pageable memory. */
+  public static boolean pageable(CopyRecord c) {
+    return c.srcKind() == MemoryKind.PAGEABLE || c.dstKind() == MemoryKind.PAGEABLE;
+  }
+
   static String copyName(CopyRecord c) {
-    return "copy " + c.kind().name() + (c.kind() == CopyKind.HTOD || c.kind() == CopyKind.DTOH
-        ? " " + (c.srcKind() == MemoryKind.PAGEABLE || c.dstKind() == MemoryKind.PAGEABLE ? "pageable" : "pinned")
-        : "");
+    return switch (c.kind()) {
+      case HTOD -> pageable(c) ? "copy HTOD pageable" : "copy HTOD pinned";
+      case DTOH -> pageable(c) ? "copy DTOH pageable" : "copy DTOH pinned";
+      default -> "copy " + c.kind().name();
+    };
   }
 
-  private static Map<String, Long> empiricalMedians(List<TraceRecord> ops) {
-    Map<String, long[]> d = durations(ops);
-    Map<String, Long> m = new HashMap<>();
-    d.forEach((name, v) -> {
-      long[] s = Arrays.copyOf(v, (int) v[v.length - 1]);
-      Arrays.sort(s);
-      m.put(name, s.length == 0 ? 0 : s[s.length / 2]);
-    });
-    return m;
-  }
-
-  private static Map<String, Long> empiricalMinimums(List<TraceRecord> ops) {
-    Map<String, Long> m = new HashMap<>();
-    for (TraceRecord r : ops) {
-      if (r instanceof KernelRecord k) {
-        m.merge(k.name(), k.durationNs(), Math::min);
-      }
-    }
-    return m;
-  }
-
-  /** Durations per kernel name; the last slot of each array holds the count. */
-  private static Map<String, long[]> durations(List<TraceRecord> ops) {
-    Map<String, long[]> d = new HashMap<>();
-    for (TraceRecord r : ops) {
-      if (r instanceof KernelRecord k) {
-        long[] v = d.computeIfAbsent(k.name(), x -> new long[9]);
-        int n = (int) v[v.length - 1];
-        if (n == v.length - 1) {
-          v = Arrays.copyOf(v, v.length * 2);
-          v[v.length - 1] = n;
-          d.put(k.name(), v);
+  /** Per kernel name, its fastest and median durations, for kernels without declared work. */
+  record Empirical(Map<String, double[]> byName) {
+    static Empirical of(List<TraceRecord> ops) {
+      Map<String, long[]> d = new HashMap<>();
+      for (TraceRecord r : ops) {
+        if (r instanceof KernelRecord k) {
+          // durations per kernel name; the last slot of each array holds the count
+          long[] v = d.computeIfAbsent(k.name(), x -> new long[9]);
+          int n = (int) v[v.length - 1];
+          if (n == v.length - 1) {
+            v = Arrays.copyOf(v, v.length * 2);
+            v[v.length - 1] = n;
+            d.put(k.name(), v);
+          }
+          v[n] = k.durationNs();
+          v[v.length - 1] = n + 1;
         }
-        v[n] = k.durationNs();
-        v[v.length - 1] = n + 1;
       }
+      Map<String, double[]> m = new HashMap<>();
+      d.forEach((name, v) -> {
+        long[] s = Arrays.copyOf(v, (int) v[v.length - 1]);
+        Arrays.sort(s);
+        m.put(name, new double[] {s[0], s[s.length / 2]});
+      });
+      return new Empirical(m);
     }
-    return d;
+
+    /** {min, median} of {@code name}'s durations, or {@code otherwise} twice. */
+    double[] of(String name, long otherwise) {
+      double[] v = byName.get(name);
+      return v != null ? v : new double[] {otherwise, otherwise};
+    }
   }
 
   /**
    * Pairs predicted to overlap: for each node, the latest node of every other stream of its device that was issued
-   * before it and was still running (by a margin) when the node was ready (issued and its own stream free), unless a stream wait on the node's stream (issued after that
-   * node) orders them.
+   * before it and was still running (by a margin) when the node was ready (issued and its own stream free), unless a
+   * stream wait on the node's stream (issued after that node) orders them.
    */
   static List<int[]> concurrentPairs(List<Graph.Node> nodes, List<SyncRecord> waits) {
     List<int[]> pairs = new ArrayList<>();
-    Map<Long, Integer> lastOnStream = new HashMap<>();
-    Map<Long, long[]> waitTimes = new HashMap<>();
+    Streams streams = new Streams();
+    int[] last = new int[8];
+    Arrays.fill(last, -1);
+    long[][] waitTimes = new long[8][];
+    int[] waitCount = new int[8];
     for (SyncRecord w : waits) {
-      long key = ((long) w.device() << 32) | (w.stream() & 0xffffffffL);
-      waitTimes.merge(key, new long[] {w.startNs()}, (a, b) -> {
-        long[] c = Arrays.copyOf(a, a.length + 1);
-        c[a.length] = b[0];
-        return c;
-      });
+      int s = streams.slot(w.device(), w.stream());
+      if (s >= waitTimes.length) {
+        waitTimes = Arrays.copyOf(waitTimes, s * 2);
+        waitCount = Arrays.copyOf(waitCount, s * 2);
+      }
+      if (waitTimes[s] == null) {
+        waitTimes[s] = new long[8];
+      } else if (waitCount[s] == waitTimes[s].length) {
+        waitTimes[s] = Arrays.copyOf(waitTimes[s], waitCount[s] * 2);
+      }
+      waitTimes[s][waitCount[s]++] = w.startNs();
     }
-    waitTimes.values().forEach(Arrays::sort);
+    for (int s = 0; s < waitTimes.length; s++) {
+      if (waitTimes[s] != null) {
+        waitTimes[s] = Arrays.copyOf(waitTimes[s], waitCount[s]);
+        Arrays.sort(waitTimes[s]);
+      }
+    }
     // nodes by launch time, so "issued before" is a prefix
-    Integer[] order = new Integer[nodes.size()];
-    for (int i = 0; i < order.length; i++) {
-      order[i] = i;
-    }
-    Arrays.sort(order, (a, b) -> Long.compare(nodes.get(a).launchNs(), nodes.get(b).launchNs()));
-    for (Integer idx : order) {
+    int[] order = launchOrder(nodes);
+    for (int idx : order) {
       Graph.Node n = nodes.get(idx);
-      long key = ((long) n.device() << 32) | (n.stream() & 0xffffffffL);
-      long[] myWaits = waitTimes.get(key);
-      Integer mine = lastOnStream.get(key);
+      int key = streams.slot(n.device(), n.stream());
+      if (key >= last.length) {
+        int old = last.length;
+        last = Arrays.copyOf(last, Math.max(key + 1, old * 2));
+        Arrays.fill(last, old, last.length, -1);
+      }
+      long[] myWaits = key < waitTimes.length ? waitTimes[key] : null;
+      int mine = last[key];
       // the earliest the node could start: issued, and its own stream's previous operation done
-      long ready = Math.max(n.launchNs(), mine == null ? Long.MIN_VALUE : nodes.get(mine).endNs());
-      for (Map.Entry<Long, Integer> e : lastOnStream.entrySet()) {
-        if (e.getKey() == key || (e.getKey() >>> 32) != n.device()) {
+      long ready = Math.max(n.launchNs(), mine < 0 ? Long.MIN_VALUE : nodes.get(mine).endNs());
+      for (int s = 0; s < streams.size(); s++) {
+        if (s == key || last[s] < 0 || streams.device(s) != n.device()) {
           continue;
         }
-        Graph.Node o = nodes.get(e.getValue());
+        Graph.Node o = nodes.get(last[s]);
         // predicted to overlap only when the node could have started well before the other ended
         if (o.launchNs() > n.launchNs() || o.endNs() - OVERLAP_MARGIN_NS <= ready) {
           continue;
@@ -263,14 +322,220 @@ public final class Planner {
         }
         pairs.add(new int[] {o.index(), n.index()});
       }
-      lastOnStream.put(key, idx);
+      last[key] = idx;
     }
     return pairs;
+  }
+
+  /** Indices of {@code nodes} in the order they were issued (launch time; start order among equal times). */
+  static int[] launchOrder(List<Graph.Node> nodes) {
+    return Order.byKey(nodes.size(), i -> nodes.get(i).launchNs());
   }
 
   private static boolean waitBetween(long[] sorted, long after, long before) {
     int i = Arrays.binarySearch(sorted, after);
     int from = i >= 0 ? i : -i - 1;
     return from < sorted.length && sorted[from] <= before;
+  }
+
+  /** Dense slots for (device, stream) pairs; a job has few streams, so a linear search is the fastest lookup. */
+  static final class Streams {
+    private long[] keys = new long[8];
+    private int n;
+    private long lastKey = Long.MIN_VALUE;
+    private int lastSlot = -1;
+
+    /** The slot of (device, stream), allocated on first use. */
+    int slot(int device, int stream) {
+      long key = ((long) device << 32) | (stream & 0xffffffffL);
+      if (key == lastKey) {
+        return lastSlot;
+      }
+      for (int i = 0; i < n; i++) {
+        if (keys[i] == key) {
+          lastKey = key;
+          lastSlot = i;
+          return i;
+        }
+      }
+      if (n == keys.length) {
+        keys = Arrays.copyOf(keys, n * 2);
+      }
+      keys[n] = key;
+      lastKey = key;
+      lastSlot = n;
+      return n++;
+    }
+
+    int size() {
+      return n;
+    }
+
+    int device(int slot) {
+      return (int) (keys[slot] >> 32);
+    }
+  }
+
+  /** Index orders over primitive keys, without boxing. */
+  static final class Order {
+    private Order() {}
+
+    /** A key of element {@code i}. */
+    @FunctionalInterface
+    interface Key {
+      long of(int i);
+    }
+
+    /**
+     * The indices {@code 0..n-1} sorted by key (stable: equal keys keep index order). Keys already in order cost one
+     * pass; otherwise key and index are packed into one long and sorted as primitives when the key range allows.
+     */
+    static int[] byKey(int n, Key key) {
+      int[] out = new int[n];
+      if (n == 0) {
+        return out;
+      }
+      long min = Long.MAX_VALUE;
+      long max = Long.MIN_VALUE;
+      boolean sorted = true;
+      long prev = Long.MIN_VALUE;
+      for (int i = 0; i < n; i++) {
+        long k = key.of(i);
+        sorted &= k >= prev;
+        prev = k;
+        min = Math.min(min, k);
+        max = Math.max(max, k);
+        out[i] = i;
+      }
+      if (sorted) {
+        return out;
+      }
+      int bits = 64 - Long.numberOfLeadingZeros(Math.max(1, n - 1));
+      long range = max - min;
+      if (range >= 0 && range < (1L << (63 - bits))) {
+        long[] packed = new long[n];
+        for (int i = 0; i < n; i++) {
+          packed[i] = ((key.of(i) - min) << bits) | i;
+        }
+        Arrays.sort(packed);
+        long mask = (1L << bits) - 1;
+        for (int i = 0; i < n; i++) {
+          out[i] = (int) (packed[i] & mask);
+        }
+        return out;
+      }
+      Integer[] boxed = new Integer[n];
+      for (int i = 0; i < n; i++) {
+        boxed[i] = i;
+      }
+      Arrays.sort(boxed, (a, b) -> Long.compare(key.of(a), key.of(b)));
+      for (int i = 0; i < n; i++) {
+        out[i] = boxed[i];
+      }
+      return out;
+    }
+  }
+
+  /** A growable array of longs. */
+  static final class Longs {
+    private long[] v = new long[1024];
+    private int n;
+
+    void add(long x) {
+      if (n == v.length) {
+        v = Arrays.copyOf(v, n * 2);
+      }
+      v[n++] = x;
+    }
+
+    long get(int i) {
+      return v[i];
+    }
+
+    int size() {
+      return n;
+    }
+  }
+
+  /**
+   * From a correlation id to the position of its record: a direct table when the ids are dense (they count up in
+   * CUPTI and the simulator), an open-addressing hash otherwise. Absent ids give -1.
+   */
+  static final class CorrIndex {
+    private final long min;
+    private final int[] dense;
+    private final long[] keys;
+    private final int[] values;
+
+    private CorrIndex(long min, int[] dense, long[] keys, int[] values) {
+      this.min = min;
+      this.dense = dense;
+      this.keys = keys;
+      this.values = values;
+    }
+
+    /** Indexes {@code corr}'s positions; with {@code firstWins} a repeated id keeps its first position, else its last. */
+    static CorrIndex of(Longs corr, boolean firstWins) {
+      int n = corr.size();
+      long min = Long.MAX_VALUE;
+      long max = Long.MIN_VALUE;
+      for (int i = 0; i < n; i++) {
+        min = Math.min(min, corr.get(i));
+        max = Math.max(max, corr.get(i));
+      }
+      if (n == 0) {
+        return new CorrIndex(0, new int[0], null, null);
+      }
+      long range = max - min;
+      if (range >= 0 && range < 8L * n + 1024 && range < Integer.MAX_VALUE - 8) {
+        int[] d = new int[(int) range + 1];
+        Arrays.fill(d, -1);
+        for (int i = 0; i < n; i++) {
+          int at = (int) (corr.get(i) - min);
+          if (!firstWins || d[at] < 0) {
+            d[at] = i;
+          }
+        }
+        return new CorrIndex(min, d, null, null);
+      }
+      int c = Integer.highestOneBit(Math.max(16, n) * 2 - 1) * 2;
+      long[] k = new long[c];
+      int[] v = new int[c];
+      Arrays.fill(v, -1);
+      int mask = c - 1;
+      for (int i = 0; i < n; i++) {
+        long key = corr.get(i);
+        int h = hash(key) & mask;
+        while (v[h] >= 0 && k[h] != key) {
+          h = (h + 1) & mask;
+        }
+        if (v[h] < 0 || !firstWins) {
+          k[h] = key;
+          v[h] = i;
+        }
+      }
+      return new CorrIndex(0, null, k, v);
+    }
+
+    private static int hash(long k) {
+      long h = k * 0x9E3779B97F4A7C15L;
+      return (int) (h ^ (h >>> 32));
+    }
+
+    int get(long key) {
+      if (dense != null) {
+        long at = key - min;
+        return at >= 0 && at < dense.length ? dense[(int) at] : -1;
+      }
+      int mask = keys.length - 1;
+      for (int h = hash(key) & mask; ; h = (h + 1) & mask) {
+        if (values[h] < 0) {
+          return -1;
+        }
+        if (keys[h] == key) {
+          return values[h];
+        }
+      }
+    }
   }
 }

@@ -7,37 +7,52 @@ import io.gitm.planner.Graph;
 import io.gitm.planner.Planner;
 import io.gitm.trace.ApiCallRecord;
 import io.gitm.trace.ApiKind;
+import io.gitm.trace.CopyKind;
 import io.gitm.trace.CopyRecord;
-import io.gitm.trace.MemoryKind;
+import io.gitm.trace.MarkerRecord;
+import io.gitm.trace.OverheadRecord;
 import io.gitm.trace.StateField;
 import io.gitm.trace.StateSample;
-import io.gitm.trace.SyncKind;
-import io.gitm.trace.SyncRecord;
 import io.gitm.trace.TraceRecord;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import org.hipparchus.distribution.continuous.TDistribution;
 
 /**
  * Causal attribution: turns the monitor's residuals and the trace's conditions into ranked hypotheses in the fixed
- * {@link Cause} taxonomy. A pure function of the records, the graph and the monitor's result.
+ * {@link Cause} taxonomy. A pure function of the records, the graph and the monitor's result: it reads only what a
+ * trace holds (never a simulated device's ground truth), and needs no record that a real trace lacks
+ * ({@code TrafficRecord}s and work records sharpen it when present).
  *
- * <p>Each cause has a detector that measures the time the cause cost ("lost" time) in each of {@link #CHUNKS} equal
- * windows of the span. The effect is the lost time over the span; its interval and p-value come from the spread
- * over the windows (a one-sided t-test that the lost share exceeds {@link #MIN_EFFECT}); p-values are adjusted by
- * Benjamini–Hochberg across causes. Clock-related causes are also tested with Granger causality between the SM clock
- * and the kernel residual series, and conditions with a doubly robust estimate (see {@code docs/attribution.md}).
+ * <p>Each cause has a detector that measures the time the cause cost ("lost" time) as a sum of events (device-idle
+ * gaps, kernels, sample intervals, synchronizations). The effect is the lost time over the span; its interval and
+ * p-value treat the events' costs as draws (a one-sided t-test that the total exceeds {@link #MIN_EFFECT} of the span,
+ * at least {@link #MIN_EVENTS} events); p-values are adjusted by Benjamini–Hochberg across the tested causes.
+ * Hypotheses are ranked by effect times confidence. Clock causes also carry a Granger test of the SM clock against
+ * the kernels' slowness, as evidence.
+ *
+ * <p>Device-idle time is partitioned, never counted twice: each gap in which no device operation ran goes to the
+ * blocking host calls that overlap it or that the host returned from just before it (allocations and frees that
+ * stalled, pageable copies, synchronizations; in proportion to their share of the gap, plus the re-issue time after
+ * the last of them), or, when the host was not blocked at all and the gap is longer than
+ * {@link #LAUNCH_GAP_LATENCIES} launch latencies, to the launch-bound host. The detectors are described in
+ * {@code docs/attribution.md}.
  */
 public final class Attribution {
-  /** Windows the span is cut into for the effect's spread. */
+  /** Windows of the span, for where lost time fell and for segments without iteration markers. */
   static final int CHUNKS = 10;
   /** The smallest effect (share of the span) worth a hypothesis. */
   static final double MIN_EFFECT = 0.005;
+  /** Fewest events (gaps, kernels, sample intervals) a hypothesis rests on. */
+  static final int MIN_EVENTS = 3;
   /** Adjusted p-value below which a hypothesis is reported. */
   static final double ALPHA = 0.05;
 
@@ -49,19 +64,50 @@ public final class Attribution {
   static final int HW_THERMAL = 0x40;
   static final int HW_POWER_BRAKE = 0x80;
 
+  /** A blocking host call that ended at most this long before a device-idle gap began is one of its causes. */
+  static final long TOUCH_NS = 1_000;
+  /** An allocation or free that held the host longer than this stalled it (a pool-served one takes 1–2 µs). */
+  static final long SLOW_ALLOC_NS = 10_000;
+  /** A device-idle gap with the host not blocked counts as launch-bound beyond this many launch latencies. */
+  static final double LAUNCH_GAP_LATENCIES = 2;
+  /** Operations issued while another stream's work was running, needed before missing overlap is judged. */
+  static final int MIN_OPPORTUNITIES = 8;
+  /** Share of those operations that overlapped, below which the streams are judged serialized. */
+  static final double SERIAL_RATE = 0.05;
+  /** How long before another stream's work ended an operation must have been ready to count as an opportunity. */
+  static final long OVERLAP_MARGIN_NS = 2_000;
+  /** Kernels per stream kept to find one running beside a ready operation. */
+  static final int RECENT = 8;
+  /** Clock deficit (share below the boost clock) under which the clock counts as at speed. */
+  static final double MIN_DEFICIT = 0.02;
+  /** Measured over declared bytes above which a kernel moved excess traffic (the monitor's tolerance). */
+  static final double TRAFFIC_TOLERANCE = 1.25;
+  /** Host copies at least this large are judged against the link's rate. */
+  static final long LINK_MIN_BYTES = 64 * 1024;
+  /** Share of the calibrated rate (fixed cost included) below which a host copy ran slow. */
+  static final double LINK_SLOW = 0.7;
+  /** Fixed device-side cost of a kernel (the planner's), left out when judging a kernel's excess. */
+  static final double KERNEL_FIXED_NS = 2_500;
+  /** Fixed cost of a copy (the planner's). */
+  static final double COPY_FIXED_NS = 3_000;
+
+  // what a host call was doing, for the device-idle partition
+  static final byte ISSUE = 0;
+  static final byte ALLOC = 1;
+  static final byte PAGEABLE = 2;
+  static final byte SYNC = 3;
+  static final byte LAUNCH = 4;
+  static final byte WARMUP = 5;
+
   private Attribution() {}
 
   /** The inputs every detector reads. */
   record Input(List<? extends TraceRecord> trace, Graph graph, Monitor.Result monitor, HardwareSpec hw, long from,
-      long to) {
+      long to, Host host, int[] launchOrder) {
     int chunk(long t) {
       long span = Math.max(1, to - from);
-      int c = (int) ((t - from) * CHUNKS / span);
+      int c = (int) ((t - from) * (double) CHUNKS / span);
       return Math.clamp(c, 0, CHUNKS - 1);
-    }
-
-    double chunkNs() {
-      return Math.max(1, to - from) / (double) CHUNKS;
     }
   }
 
@@ -77,88 +123,115 @@ public final class Attribution {
       from = Math.min(from, Math.min(n.launchNs(), n.startNs()));
       to = Math.max(to, n.endNs());
     }
-    Input in = new Input(trace, graph, monitor, hw, from, to);
+    Input in = new Input(trace, graph, monitor, hw, from, to, Host.of(trace), graph.launchOrder());
     Map<Cause, Lost> lost = new EnumMap<>(Cause.class);
-    allocator(in, lost);
-    pageable(in, lost);
+    idle(in, lost);
     syncs(in, lost);
-    launchBound(in, lost);
+    pageable(in, lost);
     serialization(in, lost);
-    clocks(in, lost);
-    kernelsBeyondModel(in, lost);
+    Clock clock = Clock.of(in);
+    clocks(in, clock, lost);
+    kernels(in, clock, lost);
     hostLink(in, lost);
-    List<Cause> causes = new ArrayList<>(lost.keySet());
+    return rank(in, lost);
+  }
+
+  private static List<Hypothesis> rank(Input in, Map<Cause, Lost> lost) {
+    // the family of tests: causes whose detector found enough events to be tested at all
+    List<Cause> causes = new ArrayList<>();
+    for (Map.Entry<Cause, Lost> e : lost.entrySet()) {
+      if (e.getValue().events >= MIN_EVENTS) {
+        causes.add(e.getKey());
+      }
+    }
+    double span = Math.max(1, in.to() - in.from());
     double[] p = new double[causes.size()];
     for (int i = 0; i < p.length; i++) {
-      p[i] = lost.get(causes.get(i)).pValue(in.chunkNs());
+      p[i] = lost.get(causes.get(i)).pValue(span);
     }
     double[] adj = benjaminiHochberg(p);
     List<Hypothesis> out = new ArrayList<>();
-    double span = to - from;
     for (int i = 0; i < causes.size(); i++) {
       Lost l = lost.get(causes.get(i));
       double effect = l.total() / span;
-      if (effect < MIN_EFFECT || adj[i] > ALPHA) {
+      if (effect < MIN_EFFECT || adj[i] > ALPHA || l.certainty <= 0) {
         continue;
       }
-      double[] ci = l.interval(in.chunkNs());
+      double[] ci = l.interval(span);
       double width = ci[1] - ci[0];
       double confidence = Math.clamp((1 - adj[i]) * l.certainty / (1 + width / Math.max(effect, 1e-9) / 4), 0, 1);
       List<Evidence> ev = new ArrayList<>(l.evidence);
-      ev.add(new Evidence("test", String.format(java.util.Locale.ROOT,
-          "lost time per window: %.2f%% of the span on average over %d windows; one-sided t-test that it exceeds "
-              + "%.1f%%: p=%.3g (BH-adjusted %.3g)", effect * 100, CHUNKS, MIN_EFFECT * 100, p[i], adj[i]),
-          Map.of("windows", CHUNKS, "p", p[i], "pAdjusted", adj[i])));
+      ev.add(new Evidence("test", String.format(Locale.ROOT,
+          "lost time: %.2f%% of the span in %d events (in %d of %d windows of the span); one-sided t-test that it"
+              + " exceeds %.1f%%: p=%.3g (BH-adjusted %.3g)", effect * 100, l.events, l.windows(), CHUNKS,
+          MIN_EFFECT * 100, p[i], adj[i]), Map.of("events", l.events, "windows", l.windows(), "p", p[i],
+          "pAdjusted", adj[i])));
       out.add(new Hypothesis(causes.get(i), effect, Math.max(0, ci[0]), ci[1], adj[i], confidence, ev));
     }
     out.sort(Comparator.comparingDouble(Hypothesis::score).reversed());
     return out;
   }
 
-  /** Time a cause cost, per window, with the evidence behind it and how specific the signature is (0..1). */
+  /**
+   * Time a cause cost, as a sum of events (a gap, a kernel, a sample interval), with the evidence behind it and how
+   * specific the signature is (0..1). The test treats the events' costs as draws: the total's standard error is
+   * {@code sqrt(k) * sd}; a one-sided t-test ({@code k - 1} degrees of freedom) asks whether the total exceeds
+   * {@link #MIN_EFFECT} of the span. Fewer than {@link #MIN_EVENTS} events are never significant.
+   */
   static final class Lost {
     final double[] perChunk = new double[CHUNKS];
     final List<Evidence> evidence = new ArrayList<>();
     double certainty = 1;
+    long events;
+    double sum;
+    private double mean;
+    private double m2;
 
     void add(Input in, long at, double ns) {
       if (ns > 0) {
         perChunk[in.chunk(at)] += ns;
+        events++;
+        sum += ns;
+        double d = ns - mean;
+        mean += d / events;
+        m2 += d * (ns - mean);
       }
     }
 
     double total() {
-      return Arrays.stream(perChunk).sum();
+      return sum;
     }
 
-    double pValue(double chunkNs) {
-      double[] share = Arrays.stream(perChunk).map(x -> x / chunkNs).toArray();
-      double mean = Arrays.stream(share).average().orElse(0);
-      double sd = sd(share, mean);
-      if (mean <= MIN_EFFECT) {
+    double sd() {
+      return events < 2 ? 0 : Math.sqrt(m2 / (events - 1));
+    }
+
+    double pValue(double spanNs) {
+      if (events < MIN_EVENTS || sum <= MIN_EFFECT * spanNs) {
         return 1;
       }
-      if (sd == 0) {
+      double se = Math.sqrt(events) * sd();
+      if (se == 0) {
         return 0;
       }
-      double t = (mean - MIN_EFFECT) / (sd / Math.sqrt(CHUNKS));
-      return 1 - new TDistribution(CHUNKS - 1).cumulativeProbability(t);
+      double t = (sum - MIN_EFFECT * spanNs) / se;
+      return 1 - new TDistribution(events - 1).cumulativeProbability(t);
     }
 
-    double[] interval(double chunkNs) {
-      double[] share = Arrays.stream(perChunk).map(x -> x / chunkNs).toArray();
-      double mean = Arrays.stream(share).average().orElse(0);
-      double half = new TDistribution(CHUNKS - 1).inverseCumulativeProbability(0.975) * sd(share, mean)
-          / Math.sqrt(CHUNKS);
-      return new double[] {mean - half, mean + half};
+    /** The 95% interval of the effect (share of the span). */
+    double[] interval(double spanNs) {
+      double half = events < 2 ? 0
+          : new TDistribution(events - 1).inverseCumulativeProbability(0.975) * Math.sqrt(events) * sd();
+      return new double[] {(sum - half) / spanNs, (sum + half) / spanNs};
     }
 
-    private static double sd(double[] v, double mean) {
-      double s = 0;
-      for (double x : v) {
-        s += (x - mean) * (x - mean);
+    /** How many of the windows hold lost time. */
+    int windows() {
+      int w = 0;
+      for (double x : perChunk) {
+        w += x > 0 ? 1 : 0;
       }
-      return Math.sqrt(s / Math.max(1, v.length - 1));
+      return w;
     }
   }
 
@@ -166,337 +239,1017 @@ public final class Attribution {
     return m.computeIfAbsent(c, k -> new Lost());
   }
 
-  /** Plain (synchronizing) allocations and frees: their whole host time is lost, and the device drains for them. */
-  static void allocator(Input in, Map<Cause, Lost> out) {
-    long n = 0;
-    double total = 0;
-    for (TraceRecord r : in.trace()) {
-      if (r instanceof ApiCallRecord a && (a.kind() == ApiKind.ALLOC || a.kind() == ApiKind.FREE)
-          && !a.name().contains("Async") && !a.name().contains("Host") && in.from() <= a.startNs()) {
-        n++;
-        total += a.durationNs();
-        lost(out, Cause.ALLOCATOR_STALL).add(in, a.startNs(), a.durationNs());
-      }
-    }
-    if (n > 0) {
-      out.get(Cause.ALLOCATOR_STALL).evidence.add(new Evidence("trace", String.format(java.util.Locale.ROOT,
-          "%d plain cuMemAlloc/cuMemFree calls (synchronizing), %.1f µs each on average, %.2f ms in all", n,
-          total / n / 1e3, total / 1e6), Map.of("calls", n, "totalNs", total)));
-    }
-  }
+  /**
+   * What the host did, gathered in one pass over the trace: its driver calls in start order, each with what it was
+   * doing ({@link #ISSUE}, {@link #LAUNCH}, {@link #ALLOC}, {@link #PAGEABLE}, {@link #SYNC}, or {@link #WARMUP}: a
+   * stream-ordered pool growing to its working size in the first iterations, blocking but no cause); the synchronizing
+   * calls with the
+   * device-idle time each is charged with; the iterations the job marked; the tracer's own intervals; the
+   * device-state samples in time order.
+   */
+  static final class Host {
+    long[] start;
+    long[] end;
+    byte[] cat;
+    int calls;
+    long[] syncStart = new long[64];
+    double[] syncCost = new double[64];
+    int[] syncCall = new int[64];
+    int syncs;
+    /** Per call: blocking, with all work issued before it finished when it returned (set by {@link #idle}). */
+    boolean[] drained = new boolean[0];
+    long[] iterStart = new long[0];
+    long launches;
+    long slowAllocs;
+    double slowAllocNs;
+    long ownGaps;
+    double ownGapNs;
+    long[] overStart = new long[0];
+    long[] overEnd = new long[0];
+    List<StateSample> samples = new ArrayList<>();
+    double retiredPages;
 
-  /** Copies from or to pageable memory: the time beyond the same copy at the pinned rate. */
-  static void pageable(Input in, Map<Cause, Lost> out) {
-    long n = 0;
-    double extra = 0;
-    long bytes = 0;
-    for (TraceRecord r : in.trace()) {
-      if (r instanceof CopyRecord c && (c.srcKind() == MemoryKind.PAGEABLE || c.dstKind() == MemoryKind.PAGEABLE)) {
-        CopyRecord pinned = new CopyRecord(c.kind(), c.bytes(), c.srcKind() == MemoryKind.PAGEABLE ? MemoryKind.PINNED
-            : c.srcKind(), c.dstKind() == MemoryKind.PAGEABLE ? MemoryKind.PINNED : c.dstKind(), c.device(),
-            c.stream(), c.correlationId(), c.startNs(), c.endNs());
-        double atPinned = c.bytes() / Planner.copyRate(pinned, in.hw()) * 1e9;
-        double e = Math.max(0, c.durationNs() - atPinned);
-        n++;
-        bytes += c.bytes();
-        extra += e;
-        // the host is blocked for the staged copy too, so the lost time counts once more for the idle device
-        lost(out, Cause.PAGEABLE_COPIES).add(in, c.startNs(), e);
+    static Host of(List<? extends TraceRecord> trace) {
+      Host h = new Host();
+      int apiCalls = 0;
+      long[] pageable = new long[16];
+      int np = 0;
+      List<MarkerRecord> iterations = new ArrayList<>();
+      List<OverheadRecord> overhead = new ArrayList<>();
+      boolean sorted = true;
+      long prevStart = Long.MIN_VALUE;
+      for (TraceRecord r : trace) {
+        switch (r) {
+          case ApiCallRecord a -> {
+            apiCalls++;
+            sorted &= a.startNs() >= prevStart;
+            prevStart = a.startNs();
+          }
+          case CopyRecord c -> {
+            if (Planner.pageable(c) && c.correlationId() != 0) {
+              if (np == pageable.length) {
+                pageable = Arrays.copyOf(pageable, np * 2);
+              }
+              pageable[np++] = c.correlationId();
+            }
+          }
+          case StateSample s -> {
+            h.samples.add(s);
+            double p = (s.has(StateField.RETIRED_PAGES) ? s.get(StateField.RETIRED_PAGES) : 0)
+                + (s.has(StateField.REMAPPED_ROWS) ? s.get(StateField.REMAPPED_ROWS) : 0);
+            if (p > h.retiredPages) {
+              h.retiredPages = p;
+            }
+          }
+          case MarkerRecord m -> {
+            if (m.name().startsWith("iteration")) {
+              iterations.add(m);
+            }
+          }
+          case OverheadRecord o -> overhead.add(o);
+          default -> {
+          }
+        }
       }
+      pageable = Arrays.copyOf(pageable, np);
+      Arrays.sort(pageable);
+      // the calls in start order: as recorded (one host thread records them in order), else sorted
+      List<ApiCallRecord> api;
+      if (sorted) {
+        api = null;
+      } else {
+        api = new ArrayList<>(apiCalls);
+        for (TraceRecord r : trace) {
+          if (r instanceof ApiCallRecord a) {
+            api.add(a);
+          }
+        }
+        api.sort(Comparator.comparingLong(ApiCallRecord::startNs));
+      }
+      iterations.sort(Comparator.comparingLong(MarkerRecord::startNs));
+      // a stream-ordered pool grows to its working size in the first iterations (one per buffer set in flight):
+      // warm-up, not a stall
+      int warmIterations = Math.max(2, iterations.size() / 10);
+      long warm = iterations.size() > warmIterations ? iterations.get(warmIterations).startNs() : Long.MIN_VALUE;
+      h.start = new long[apiCalls];
+      h.end = new long[apiCalls];
+      h.cat = new byte[apiCalls];
+      long[] prevEnd = {Long.MIN_VALUE};
+      long[] finalPageable = pageable;
+      java.util.function.Consumer<ApiCallRecord> add = a -> {
+        int i = h.calls++;
+        h.start[i] = a.startNs();
+        h.end[i] = a.endNs();
+        byte c = category(a, finalPageable);
+        if (c == ALLOC && a.startNs() < warm && a.name().contains("Async")) {
+          c = WARMUP;
+        }
+        h.cat[i] = c;
+        if (c == SYNC) {
+          if (h.syncs == h.syncStart.length) {
+            h.syncStart = Arrays.copyOf(h.syncStart, h.syncs * 2);
+            h.syncCost = Arrays.copyOf(h.syncCost, h.syncs * 2);
+            h.syncCall = Arrays.copyOf(h.syncCall, h.syncs * 2);
+          }
+          h.syncStart[h.syncs] = a.startNs();
+          h.syncCall[h.syncs++] = i;
+        } else if (c == ALLOC) {
+          h.slowAllocs++;
+          h.slowAllocNs += a.durationNs();
+        } else if (c == LAUNCH) {
+          h.launches++;
+        }
+        if (prevEnd[0] != Long.MIN_VALUE && a.startNs() > prevEnd[0]) {
+          h.ownGaps++;
+          h.ownGapNs += a.startNs() - prevEnd[0];
+        }
+        prevEnd[0] = Math.max(prevEnd[0], a.endNs());
+      };
+      if (api == null) {
+        for (TraceRecord r : trace) {
+          if (r instanceof ApiCallRecord a) {
+            add.accept(a);
+          }
+        }
+      } else {
+        api.forEach(add);
+      }
+      h.iterStart = iterations.stream().mapToLong(MarkerRecord::startNs).toArray();
+      overhead.sort(Comparator.comparingLong(OverheadRecord::startNs));
+      h.overStart = overhead.stream().mapToLong(OverheadRecord::startNs).toArray();
+      h.overEnd = overhead.stream().mapToLong(OverheadRecord::endNs).toArray();
+      h.samples.removeIf(s -> !(s.has(StateField.SM_CLOCK) && s.has(StateField.CLOCK_EVENT_REASONS)
+          && Double.isFinite(s.get(StateField.SM_CLOCK)) && Double.isFinite(s.get(StateField.CLOCK_EVENT_REASONS))));
+      h.samples.sort(Comparator.comparingLong(StateSample::timeNs));
+      return h;
     }
-    if (n > 0) {
-      out.get(Cause.PAGEABLE_COPIES).evidence.add(new Evidence("trace", String.format(java.util.Locale.ROOT,
-          "%d copies from/to pageable host memory (%.1f MiB): %.2f ms beyond the same copies at the calibrated pinned"
-              + " rate", n, bytes / 1048576.0, extra / 1e6), Map.of("copies", n, "bytes", bytes, "extraNs", extra)));
+
+    /** The ordinal of synchronizing call {@code k} (a call of category {@link #SYNC}). */
+    int syncOf(int k) {
+      return Arrays.binarySearch(syncCall, 0, syncs, k);
+    }
+
+    /** What a driver call was doing: stalling in the allocator, staging a pageable copy, waiting, or issuing work. */
+    static byte category(ApiCallRecord a, long[] pageableCorrelations) {
+      String n = a.name();
+      return switch (a.kind()) {
+        case SYNC -> n.contains("WaitEvent") ? ISSUE : SYNC;
+        case ALLOC, FREE -> n.contains("Host") ? ISSUE
+            : !n.contains("Async") || a.durationNs() > SLOW_ALLOC_NS ? ALLOC : ISSUE;
+        case COPY -> Arrays.binarySearch(pageableCorrelations, a.correlationId()) >= 0 ? PAGEABLE
+            : n.contains("Async") ? ISSUE : SYNC;
+        case LAUNCH -> LAUNCH;
+        default -> ISSUE;
+      };
+    }
+
+    /** The tracer's own time within [from, to). */
+    long overhead(long from, long to) {
+      if (overStart.length == 0) {
+        return 0;
+      }
+      int i = Arrays.binarySearch(overStart, from - 10_000_000L);
+      i = i < 0 ? -i - 1 : i;
+      long total = 0;
+      long reached = from;
+      for (; i < overStart.length && overStart[i] < to; i++) {
+        long s = Math.max(reached, overStart[i]);
+        long e = Math.min(to, overEnd[i]);
+        if (e > s) {
+          total += e - s;
+          reached = e;
+        }
+      }
+      return total;
+    }
+
+    /** The iteration holding time {@code t}, or -1 outside the marked iterations. */
+    int iteration(long t) {
+      int i = Arrays.binarySearch(iterStart, t);
+      i = i >= 0 ? i : -i - 2;
+      return i;
     }
   }
 
   /**
-   * Host synchronizations beyond one per iteration: each costs the device drain it forces (the idle gap after it).
-   * Without iteration markers, every context synchronization beyond one per 100 launches counts.
+   * The device-idle partition: each gap between device operations (the tracer's own time taken out) goes to the
+   * blocking host calls that overlap it or that the host returned from just before it, in proportion to their share of
+   * the gap (the time from the last one's return to the gap's end, re-issuing work, goes to that one). A gap with the
+   * host never blocked in it: when a blocking call earlier in the same iteration drained the device (no work issued
+   * before that call was still running after it), the host's driver calls in the gap other than launches (frees,
+   * allocations, copies to issue, event records: the pipeline refilling) are the last such call's cost; the rest of
+   * the gap (the host's own code, launches) goes to the launch-bound host when the gap is longer than
+   * {@link #LAUNCH_GAP_LATENCIES} launch latencies. Synchronizations are charged here and judged by {@link #syncs}.
    */
-  static void syncs(Input in, Map<Cause, Lost> out) {
-    List<SyncRecord> syncs = new ArrayList<>();
-    long markers = 0;
-    long launches = 0;
-    for (TraceRecord r : in.trace()) {
-      if (r instanceof SyncRecord s && s.kind() != SyncKind.STREAM_WAIT_EVENT && in.from() <= s.startNs()) {
-        syncs.add(s);
-      } else if (r instanceof io.gitm.trace.MarkerRecord m && m.name().startsWith("iteration")) {
-        markers++;
-      } else if (r instanceof ApiCallRecord a && a.kind() == ApiKind.LAUNCH) {
-        launches++;
-      }
-    }
-    long expected = markers > 0 ? markers * 2 : Math.max(1, launches / 100);
-    if (syncs.size() <= expected) {
-      return;
-    }
-    syncs.sort(Comparator.comparingLong(SyncRecord::startNs));
-    // the cheapest syncs are the ones the job needs; the rest are judged excess
-    List<SyncRecord> bySize = new ArrayList<>(syncs);
-    bySize.sort(Comparator.comparingLong(SyncRecord::durationNs));
-    long excess = syncs.size() - expected;
-    double total = 0;
-    double launchNs = in.hw().launchLatencyNs();
-    for (SyncRecord s : bySize.subList(0, (int) excess)) {
-      // the device idles from the drain until the host issues again: at least one launch latency per sync
-      double cost = s.durationNs() + launchNs;
-      total += cost;
-      lost(out, Cause.SYNCHRONOUS_HOST_CALLS).add(in, s.startNs(), cost);
-    }
-    Lost l = out.get(Cause.SYNCHRONOUS_HOST_CALLS);
-    if (l != null) {
-      l.certainty = Math.min(1, excess / (double) syncs.size() * 2);
-      l.evidence.add(new Evidence("trace", String.format(java.util.Locale.ROOT,
-          "%d host synchronizations where about %d are needed (%s): %d excess costing %.2f ms", syncs.size(),
-          expected, markers > 0 ? "two per iteration" : "one per 100 launches", excess, total / 1e6),
-          Map.of("syncs", syncs.size(), "expected", expected)));
-    }
-  }
-
-  /** Device-idle gaps while the host was doing its own work or issuing launches (not blocked in a driver call). */
-  static void launchBound(Input in, Map<Cause, Lost> out) {
-    Monitor.Idle idle = in.monitor().idle();
-    // distribute the "other" idle: gaps longer than the kernel-wait threshold not covered by blocking calls
+  static void idle(Input in, Map<Cause, Lost> out) {
+    Host h = in.host();
     List<Graph.Node> nodes = in.graph().nodes();
-    List<ApiCallRecord> blocking = new ArrayList<>();
-    for (TraceRecord r : in.trace()) {
-      if (r instanceof ApiCallRecord a && blocksHost(a)) {
-        blocking.add(a);
-      }
-    }
-    blocking.sort(Comparator.comparingLong(ApiCallRecord::startNs));
+    boolean[] drained = drained(in);
+    h.drained = drained;
+    double launchGap = LAUNCH_GAP_LATENCIES * Math.max(1_000, in.hw().launchLatencyNs());
+    double[] w = new double[6];
+    int[] syncCall = new int[16];
+    double[] syncWeight = new double[16];
     long curEnd = Long.MIN_VALUE;
-    long gaps = 0;
-    double total = 0;
+    int j = 0;
+    int lastDrain = -1;
+    int drainGaps = 0;
+    long launchGaps = 0;
+    double launchNs = 0;
+    double allocNs = 0;
+    double pageableNs = 0;
     for (Graph.Node n : nodes) {
-      if (curEnd != Long.MIN_VALUE && n.startNs() > curEnd) {
-        long gap = n.startNs() - curEnd;
-        long blocked = covered(blocking, curEnd, n.startNs());
-        double free = gap - blocked;
-        if (free > in.hw().launchLatencyNs() * 2) {
-          gaps++;
-          total += free;
-          lost(out, Cause.LAUNCH_BOUND_HOST).add(in, curEnd, free);
+      long g1 = n.startNs();
+      if (curEnd != Long.MIN_VALUE && g1 > curEnd) {
+        long g0 = curEnd;
+        double len = (g1 - g0) - h.overhead(g0, g1);
+        if (len > 0) {
+          while (j < h.calls && h.end[j] < g0 - TOUCH_NS) {
+            if (drained[j] && (lastDrain < 0 || h.end[j] >= h.end[lastDrain])) {
+              lastDrain = j;
+              drainGaps = 0;
+            }
+            j++;
+          }
+          Arrays.fill(w, 0);
+          int ns = 0;
+          int last = -1;
+          int drainer = -1;
+          long lastEnd = Long.MIN_VALUE;
+          double refill = 0;
+          for (int k = j; k < h.calls && h.start[k] < g1; k++) {
+            byte c = h.cat[k];
+            double o = Math.max(0, Math.min(h.end[k], g1) - Math.max(h.start[k], g0));
+            if (!blocking(c)) {
+              refill += c == ISSUE ? o : 0;
+              continue;
+            }
+            if (h.end[k] < g0 - TOUCH_NS) {
+              continue;
+            }
+            w[c] += o;
+            if (c == SYNC) {
+              if (ns == syncCall.length) {
+                syncCall = Arrays.copyOf(syncCall, ns * 2);
+                syncWeight = Arrays.copyOf(syncWeight, ns * 2);
+              }
+              syncCall[ns] = h.syncOf(k);
+              syncWeight[ns++] = o;
+            }
+            if (h.end[k] <= g1 && h.end[k] > lastEnd) {
+              lastEnd = h.end[k];
+              last = k;
+            }
+            if (h.start[k] <= g0 && (drainer < 0 || h.end[k] > h.end[drainer])) {
+              drainer = k;
+            }
+          }
+          double charged = 0;
+          if (last >= 0) {
+            // the device drained while the host was blocked: re-issuing work after the call is the cost of the call the
+            // host was in when the device went idle (or the last one, when none was)
+            charged = g1 - Math.max(g0, lastEnd);
+            if (drainer >= 0) {
+              last = drainer;
+            }
+          } else if (lastDrain >= 0 && (h.iterStart.length >= 2
+              ? h.iteration(h.end[lastDrain]) == h.iteration(g0) && h.iteration(g0) >= 0 : drainGaps == 0)) {
+            // the pipeline is refilling after a drain in the same iteration (without iteration markers: the first gap
+            // after it): a short gap is the drain's cost, a longer one only for the host's non-launch driver calls
+            charged = len <= launchGap ? len : Math.min(len, refill);
+            last = lastDrain;
+          }
+          drainGaps++;
+          if (last >= 0 && charged > 0) {
+            w[h.cat[last]] += charged;
+            if (h.cat[last] == SYNC) {
+              if (ns == syncCall.length) {
+                syncCall = Arrays.copyOf(syncCall, ns * 2);
+                syncWeight = Arrays.copyOf(syncWeight, ns * 2);
+              }
+              syncCall[ns] = h.syncOf(last);
+              syncWeight[ns++] = charged;
+            }
+          }
+          double total = w[ALLOC] + w[PAGEABLE] + w[SYNC] + w[WARMUP];
+          // a gap the host was blocked in is the blocking calls'; after a drain only the refill is theirs
+          double blocked = total == 0 ? 0 : lastEnd != Long.MIN_VALUE ? len : Math.min(len, total);
+          if (blocked > 0) {
+            double a = blocked * w[ALLOC] / total;
+            double p = blocked * w[PAGEABLE] / total;
+            allocNs += a;
+            pageableNs += p;
+            if (a > 0) {
+              lost(out, Cause.ALLOCATOR_STALL).add(in, g0, a);
+            }
+            if (p > 0) {
+              lost(out, Cause.PAGEABLE_COPIES).add(in, g0, p);
+            }
+            for (int s = 0; s < ns; s++) {
+              h.syncCost[syncCall[s]] += blocked * syncWeight[s] / total;
+            }
+          }
+          double free = len - blocked;
+          if (free > 0 && len > launchGap) {
+            launchGaps++;
+            launchNs += free;
+            lost(out, Cause.LAUNCH_BOUND_HOST).add(in, g0, free);
+          }
         }
       }
       curEnd = Math.max(curEnd, n.endNs());
     }
+    Monitor.Idle idle = in.monitor().idle();
     Lost l = out.get(Cause.LAUNCH_BOUND_HOST);
     if (l != null) {
-      l.evidence.add(new Evidence("idle", String.format(java.util.Locale.ROOT,
-          "the device idled %.2f ms in %d gaps while the host was not blocked in a driver call (idle breakdown: "
-              + "kernel wait %.2f ms, host wait %.2f ms, other %.2f ms)", total / 1e6, gaps, idle.kernelWaitNs() / 1e6,
-          idle.hostWaitNs() / 1e6, idle.otherNs() / 1e6), Map.of("gaps", gaps, "idleNs", total)));
+      l.evidence.add(new Evidence("idle", String.format(Locale.ROOT,
+          "the device idled %.2f ms in %d gaps longer than %.1f µs while the host was not blocked in a driver call"
+              + " (the host spent %.2f ms in %d stretches outside any driver call; idle breakdown: kernel wait %.2f ms,"
+              + " host wait %.2f ms, other %.2f ms)", launchNs / 1e6, launchGaps, launchGap / 1e3, h.ownGapNs / 1e6,
+          h.ownGaps, idle.kernelWaitNs() / 1e6, idle.hostWaitNs() / 1e6, idle.otherNs() / 1e6),
+          Map.of("gaps", launchGaps, "idleNs", launchNs, "hostOwnNs", h.ownGapNs)));
+    }
+    Lost a = out.get(Cause.ALLOCATOR_STALL);
+    if (a != null) {
+      a.evidence.add(new Evidence("trace", String.format(Locale.ROOT,
+          "%d allocations/frees held the host (synchronizing, or over %d µs): %.1f µs each on average, %.2f ms in all;"
+              + " the device idled %.2f ms around them", h.slowAllocs, SLOW_ALLOC_NS / 1000,
+          h.slowAllocNs / Math.max(1, h.slowAllocs) / 1e3, h.slowAllocNs / 1e6, allocNs / 1e6),
+          Map.of("calls", h.slowAllocs, "callNs", h.slowAllocNs, "idleNs", allocNs)));
+    }
+    Lost p = out.get(Cause.PAGEABLE_COPIES);
+    if (p != null) {
+      p.evidence.add(new Evidence("idle", String.format(Locale.ROOT,
+          "the device idled %.2f ms while the host was blocked in copies staged through pageable memory",
+          pageableNs / 1e6), Map.of("idleNs", pageableNs)));
     }
   }
 
-  static boolean blocksHost(ApiCallRecord a) {
-    return switch (a.kind()) {
-      case SYNC -> true;
-      case ALLOC, FREE -> !a.name().contains("Async");
-      case COPY -> true;
-      default -> false;
-    };
+  private static boolean blocking(byte category) {
+    return category == ALLOC || category == PAGEABLE || category == SYNC || category == WARMUP;
   }
 
-  private static long covered(List<ApiCallRecord> sorted, long from, long to) {
+  /**
+   * Per host call, whether it drained the device: it was blocking, work issued before it was still running when it
+   * began, and all of that work had finished when it returned.
+   */
+  static boolean[] drained(Input in) {
+    Host h = in.host();
+    List<Graph.Node> nodes = in.graph().nodes();
+    int[] byLaunch = in.launchOrder();
+    boolean[] drained = new boolean[h.calls];
+    int q = 0;
+    long maxEnd = Long.MIN_VALUE;
+    for (int k = 0; k < h.calls; k++) {
+      if (!blocking(h.cat[k])) {
+        continue;
+      }
+      while (q < byLaunch.length && nodes.get(byLaunch[q]).launchNs() < h.start[k]) {
+        maxEnd = Math.max(maxEnd, nodes.get(byLaunch[q]).endNs());
+        q++;
+      }
+      drained[k] = maxEnd > h.start[k] + TOUCH_NS && maxEnd <= h.end[k] + TOUCH_NS;
+    }
+    return drained;
+  }
+
+  /**
+   * Host synchronizations beyond what the job needs. A job that pipelines (work on two or more streams, and waits
+   * that leave the device busy) needs no wait that drains the device: every draining synchronization is excess.
+   * Otherwise the need is counted: with iteration markers, the fewest synchronizations of any iteration after the
+   * first (the cheapest ones of each iteration count as needed; those outside iterations too); without markers, one
+   * per 100 launches. Each excess one costs the device-idle time charged to it by {@link #idle}.
+   */
+  static void syncs(Input in, Map<Cause, Lost> out) {
+    Host h = in.host();
+    if (h.syncs == 0) {
+      return;
+    }
+    boolean[] excess = new boolean[h.syncs];
+    int draining = 0;
+    for (int s = 0; s < h.syncs; s++) {
+      draining += h.drained.length > 0 && h.drained[h.syncCall[s]] ? 1 : 0;
+    }
+    int iterations = h.iterStart.length;
+    long needed;
+    String rule;
+    if (draining < h.syncs && streams(in.graph()) >= 2) {
+      needed = h.syncs - draining;
+      rule = "no wait that drains the device (it pipelines over several streams, and " + needed + " of its waits"
+          + " left the device busy)";
+      for (int s = 0; s < h.syncs; s++) {
+        excess[s] = h.drained[h.syncCall[s]];
+      }
+    } else if (iterations >= 2) {
+      int[] count = new int[iterations];
+      int[] iter = new int[h.syncs];
+      for (int s = 0; s < h.syncs; s++) {
+        iter[s] = h.iteration(h.syncStart[s]);
+        if (iter[s] >= 0) {
+          count[iter[s]]++;
+        }
+      }
+      // the first iteration fills the pipeline and may retire nothing: it does not set the need
+      int min = Integer.MAX_VALUE;
+      for (int i = iterations > 2 ? 1 : 0; i < iterations; i++) {
+        min = Math.min(min, count[i]);
+      }
+      needed = min;
+      rule = "the fewest of any iteration after the first: " + min + " per iteration";
+      // per iteration, the cheapest `min` are needed
+      Integer[] order = new Integer[h.syncs];
+      for (int s = 0; s < h.syncs; s++) {
+        order[s] = s;
+      }
+      Arrays.sort(order, Comparator.comparingInt((Integer s) -> iter[s]).thenComparingDouble(s -> h.syncCost[s]));
+      int prev = Integer.MIN_VALUE;
+      int rank = 0;
+      for (int s : order) {
+        rank = iter[s] == prev ? rank + 1 : 0;
+        prev = iter[s];
+        excess[s] = iter[s] >= 0 && rank >= min;
+      }
+    } else {
+      needed = Math.max(1, h.launches / 100);
+      rule = "one per 100 launches";
+      if (h.syncs > needed) {
+        Integer[] order = new Integer[h.syncs];
+        for (int s = 0; s < h.syncs; s++) {
+          order[s] = s;
+        }
+        Arrays.sort(order, Comparator.comparingDouble(s -> h.syncCost[s]));
+        for (int r = (int) needed; r < h.syncs; r++) {
+          excess[order[r]] = true;
+        }
+      }
+    }
+    long n = 0;
+    double total = 0;
+    Lost l = null;
+    List<Graph.Node> nodes = in.graph().nodes();
+    for (int s = 0; s < h.syncs; s++) {
+      if (excess[s]) {
+        n++;
+        double cost = Math.max(h.syncCost[s], h.drained.length > 0 && h.drained[h.syncCall[s]] ? refill(h, nodes,
+            h.syncCall[s]) : 0);
+        total += cost;
+        if (cost > 0) {
+          l = lost(out, Cause.SYNCHRONOUS_HOST_CALLS);
+          l.add(in, h.syncStart[s], cost);
+        }
+      }
+    }
+    if (l != null) {
+      l.certainty = Math.min(1, n / (double) h.syncs * 2);
+      l.evidence.add(new Evidence("trace", String.format(Locale.ROOT,
+          "%d host synchronizations where the job needs %s: %d excess, %d of them draining the device, which then"
+              + " idled %.2f ms", h.syncs, rule, n, draining, total / 1e6), Map.of("syncs", h.syncs, "needed", needed,
+          "excess", n, "draining", draining, "idleNs", total)));
+    }
+  }
+
+  /**
+   * How long the device took to get ahead of the host again after call {@code k} drained it: from the call's return
+   * to the start of the first operation still running when the host next blocked (the work queued while the host
+   * refilled the pipeline ran alone instead of beside the drained work), at most the time the host was blocked.
+   */
+  static double refill(Host h, List<Graph.Node> nodes, int k) {
+    long r = h.end[k];
+    long next = Long.MAX_VALUE;
+    for (int c = k + 1; c < h.calls; c++) {
+      if (blocking(h.cat[c])) {
+        next = h.start[c];
+        break;
+      }
+    }
     int lo = 0;
-    int hi = sorted.size();
+    int hi = nodes.size();
     while (lo < hi) {
       int mid = (lo + hi) >>> 1;
-      if (sorted.get(mid).startNs() < from - 50_000_000L) {
+      if (nodes.get(mid).startNs() < r) {
         lo = mid + 1;
       } else {
         hi = mid;
       }
     }
-    long total = 0;
-    long reached = from;
-    for (int i = lo; i < sorted.size(); i++) {
-      ApiCallRecord r = sorted.get(i);
-      if (r.startNs() >= to) {
-        break;
-      }
-      long s = Math.max(reached, r.startNs());
-      long e = Math.min(to, r.endNs());
-      if (e > s) {
-        total += e - s;
-        reached = e;
+    for (int i = lo; i < nodes.size() && i < lo + 256 && nodes.get(i).startNs() < next; i++) {
+      if (nodes.get(i).endNs() >= next) {
+        return Math.min(h.end[k] - h.start[k], nodes.get(i).startNs() - r);
       }
     }
-    return total;
+    return 0;
   }
 
-  /** Predicted-concurrent work that ran one after the other: the overlap lost. */
-  static void serialization(Input in, Map<Cause, Lost> out) {
-    int broken = 0;
-    for (int[] p : in.graph().concurrentPairs()) {
-      Graph.Node a = in.graph().nodes().get(p[0]);
-      Graph.Node b = in.graph().nodes().get(p[1]);
-      if (!(a.startNs() < b.endNs() && b.startNs() < a.endNs())) {
-        broken++;
-        lost(out, Cause.FALSE_SERIALIZATION).add(in, b.startNs(), Math.min(a.durationNs(), b.durationNs()));
+  /** How many streams ran device operations. */
+  static int streams(Graph g) {
+    long first = Long.MIN_VALUE;
+    for (Graph.Node n : g.nodes()) {
+      long key = ((long) n.device() << 32) | (n.stream() & 0xffffffffL);
+      if (first == Long.MIN_VALUE) {
+        first = key;
+      } else if (key != first) {
+        return 2;
       }
     }
-    Lost l = out.get(Cause.FALSE_SERIALIZATION);
-    if (l != null) {
-      int pairs = in.graph().concurrentPairs().size();
-      l.certainty = Math.clamp((double) broken / pairs * 1.5, 0, 1);
-      l.evidence.add(new Evidence("invariant", String.format(java.util.Locale.ROOT,
-          "%d of %d predicted-concurrent pairs on different streams did not overlap", broken, pairs),
-          Map.of("broken", broken, "pairs", pairs)));
+    return first == Long.MIN_VALUE ? 0 : 1;
+  }
+
+  /** Copies from or to pageable memory: the time the copy took beyond the same bytes at the pinned rate. */
+  static void pageable(Input in, Map<Cause, Lost> out) {
+    long n = 0;
+    double extra = 0;
+    long bytes = 0;
+    for (TraceRecord r : in.trace()) {
+      if (r instanceof CopyRecord c && Planner.pageable(c)) {
+        double atPinned = c.bytes() / Planner.copyRate(c.kind(), false, in.hw()) * 1e9;
+        double atPageable = c.bytes() / Planner.copyRate(c.kind(), true, in.hw()) * 1e9;
+        double e = Math.max(0, Math.min(c.durationNs() - atPinned, atPageable - atPinned));
+        n++;
+        bytes += c.bytes();
+        extra += e;
+        lost(out, Cause.PAGEABLE_COPIES).add(in, c.startNs(), e);
+      }
+    }
+    if (n > 0) {
+      out.get(Cause.PAGEABLE_COPIES).evidence.add(new Evidence("trace", String.format(Locale.ROOT,
+          "%d copies from/to pageable host memory (%.1f MiB): %.2f ms beyond the same copies at the calibrated pinned"
+              + " rate; each blocks the host until it ends", n, bytes / 1048576.0, extra / 1e6),
+          Map.of("copies", n, "bytes", bytes, "extraNs", extra)));
     }
   }
 
   /**
-   * Clock causes from the state samples: for each sample interval with a reason bit set, the kernel time in it
-   * times the clock deficit (1 - clock / boost clock) is lost, attributed by the bits.
+   * Work of different streams that ran one piece after another. Two signatures: predicted-concurrent pairs (the
+   * planner's, with no stream wait between them) that did not overlap; and, since a stream wait's event may come from
+   * any stream, operations issued while another stream's work was running that (almost) never overlapped it — a
+   * single hardware queue, or events chaining every stream (the evidence says which cannot be told apart). The lost
+   * time is the overlap that did not happen.
    */
-  static void clocks(Input in, Map<Cause, Lost> out) {
-    List<StateSample> samples = new ArrayList<>();
-    for (TraceRecord r : in.trace()) {
-      if (r instanceof StateSample s && s.has(StateField.CLOCK_EVENT_REASONS) && s.has(StateField.SM_CLOCK)) {
-        samples.add(s);
+  static void serialization(Input in, Map<Cause, Lost> out) {
+    List<Graph.Node> nodes = in.graph().nodes();
+    List<int[]> pairs = in.graph().concurrentPairs();
+    int broken = 0;
+    Lost pairLost = new Lost();
+    for (int[] p : pairs) {
+      Graph.Node a = nodes.get(p[0]);
+      Graph.Node b = nodes.get(p[1]);
+      if (!(a.startNs() < b.endNs() && b.startNs() < a.endNs())) {
+        broken++;
+        pairLost.add(in, b.startNs(), Math.min(a.durationNs(), b.durationNs()));
       }
     }
-    if (samples.size() < 2) {
+    if (broken > 0 && (double) broken / pairs.size() >= 0.05) {
+      pairLost.certainty = Math.clamp((double) broken / pairs.size() * 1.5, 0, 1);
+      pairLost.evidence.add(new Evidence("invariant", String.format(Locale.ROOT,
+          "%d of %d predicted-concurrent pairs on different streams did not overlap", broken, pairs.size()),
+          Map.of("broken", broken, "pairs", pairs.size())));
+      out.put(Cause.FALSE_SERIALIZATION, pairLost);
       return;
     }
-    samples.sort(Comparator.comparingLong(StateSample::timeNs));
-    // the clock the kernels should run at: the calibrated one, or the highest seen under load if that is higher
-    double boost = Math.max(in.hw().smClockMHz() > 0 ? in.hw().smClockMHz() : 0,
-        samples.stream().mapToDouble(s -> s.get(StateField.SM_CLOCK)).filter(Double::isFinite).max().orElse(0));
-    // kernel busy time per sample interval
+    // operations in issue order: was each one, once ready, able to run beside the work of the other streams? Judged
+    // per segment (an iteration, or a window of the span), so that streams that stop overlapping mid-run show
+    Host h = in.host();
+    boolean byIteration = h.iterStart.length >= 4;
+    int segments = byIteration ? h.iterStart.length : CHUNKS;
+    int[] opportunities = new int[segments];
+    int[] overlapped = new int[segments];
+    double[] segmentLost = new double[segments];
+    long[] segmentAt = new long[segments];
+    int[] order = in.launchOrder();
+    long[] keys = new long[8];
+    long[] lastEnd = new long[8];
+    // the last few kernels of each stream, to find one running when an operation was ready
+    int[] recent = new int[8 * RECENT];
+    int[] recentNext = new int[8];
+    Arrays.fill(recent, -1);
+    long[] heldUntil = new long[8];
+    long[] heldLength = new long[8];
+    int[] heldSegment = new int[8];
+    Arrays.fill(heldSegment, -1);
+    int streams = 0;
+    // kernels that would fit on the device together (their blocks within its multiprocessors)
+    int sms = Math.max(1, in.hw().multiprocessors());
+    int[] fit = new int[segments];
+    int[] fitServed = new int[segments];
+    double[] fitLost = new double[segments];
+    for (int idx : order) {
+      Graph.Node n = nodes.get(idx);
+      long key = ((long) n.device() << 32) | (n.stream() & 0xffffffffL);
+      int s = 0;
+      while (s < streams && keys[s] != key) {
+        s++;
+      }
+      if (s == streams) {
+        if (streams == keys.length) {
+          keys = Arrays.copyOf(keys, streams * 2);
+          lastEnd = Arrays.copyOf(lastEnd, streams * 2);
+          recent = Arrays.copyOf(recent, streams * 2 * RECENT);
+          Arrays.fill(recent, streams * RECENT, recent.length, -1);
+          recentNext = Arrays.copyOf(recentNext, streams * 2);
+          heldUntil = Arrays.copyOf(heldUntil, streams * 2);
+          heldLength = Arrays.copyOf(heldLength, streams * 2);
+          heldSegment = Arrays.copyOf(heldSegment, streams * 2);
+          Arrays.fill(heldSegment, streams, streams * 2, -1);
+        }
+        keys[s] = key;
+        lastEnd[s] = Long.MIN_VALUE;
+        streams++;
+      }
+      long ready = Math.max(n.launchNs(), lastEnd[s]);
+      boolean justHeld = false;
+      long other = Long.MIN_VALUE;
+      for (int o = 0; o < streams; o++) {
+        if (o != s && (keys[o] >>> 32) == (key >>> 32) && lastEnd[o] > other) {
+          other = lastEnd[o];
+        }
+      }
+      if (other != Long.MIN_VALUE && other - OVERLAP_MARGIN_NS > ready) {
+        int seg = byIteration ? h.iteration(n.launchNs()) : in.chunk(n.launchNs());
+        if (seg >= 0) {
+          opportunities[seg]++;
+          boolean served = n.startNs() + OVERLAP_MARGIN_NS < other;
+          if (served) {
+            overlapped[seg]++;
+          } else {
+            segmentLost[seg] += Math.min(n.durationNs(), other - ready);
+            segmentAt[seg] = segmentAt[seg] == 0 ? n.startNs() : segmentAt[seg];
+          }
+          // a kernel of another stream already running when this kernel was ready, that it would fit beside
+          Graph.Node k = null;
+          for (int o = 0; o < streams && n.kind() == Graph.Kind.KERNEL && k == null; o++) {
+            for (int r = 0; o != s && r < RECENT; r++) {
+              int ci = recent[o * RECENT + r];
+              Graph.Node c = ci < 0 ? null : nodes.get(ci);
+              if (c != null && c.device() == n.device() && c.startNs() <= ready
+                  && c.endNs() - OVERLAP_MARGIN_NS > ready && n.blocks() + c.blocks() <= sms) {
+                k = c;
+                break;
+              }
+            }
+          }
+          if (k != null) {
+            boolean beside = n.startNs() + OVERLAP_MARGIN_NS < k.endNs();
+            fit[seg]++;
+            fitServed[seg] += beside ? 1 : 0;
+            if (!beside) {
+              // this operation and the short ones queued behind it on its stream ran after the kernel instead of
+              // beside it
+              fitLost[seg] += Math.min(n.durationNs(), k.endNs() - ready);
+              heldUntil[s] = k.endNs();
+              heldLength[s] = k.durationNs();
+              heldSegment[s] = seg;
+              justHeld = true;
+            }
+          }
+        }
+      }
+      if (heldSegment[s] >= 0 && !justHeld) {
+        if (n.launchNs() < heldUntil[s] && n.startNs() >= heldUntil[s] - OVERLAP_MARGIN_NS
+            && n.durationNs() < heldLength[s] / 2) {
+          fitLost[heldSegment[s]] += n.durationNs();
+        } else {
+          heldSegment[s] = -1;
+        }
+      }
+      lastEnd[s] = Math.max(lastEnd[s], n.endNs());
+      if (n.kind() == Graph.Kind.KERNEL) {
+        recent[s * RECENT + recentNext[s]] = idx;
+        recentNext[s] = (recentNext[s] + 1) % RECENT;
+      }
+    }
+    int judged = 0;
+    int serial = 0;
+    int serialOpportunities = 0;
+    int allOpportunities = 0;
+    int allOverlapped = 0;
+    Lost l = new Lost();
+    for (int seg = 0; seg < segments; seg++) {
+      allOpportunities += opportunities[seg];
+      allOverlapped += overlapped[seg];
+      if (opportunities[seg] < 2) {
+        continue;
+      }
+      judged++;
+      if (overlapped[seg] < SERIAL_RATE * opportunities[seg]) {
+        serial++;
+        serialOpportunities += opportunities[seg];
+        l.add(in, segmentAt[seg], segmentLost[seg]);
+      }
+    }
+    if (serial >= MIN_EVENTS && serialOpportunities >= MIN_OPPORTUNITIES) {
+      l.certainty = 0.8 * serial / judged;
+      l.evidence.add(new Evidence("trace", String.format(Locale.ROOT,
+          "in %d of %d %s, operations issued while work of another stream was running never ran beside it (%d such"
+              + " operations there; %d of %d overlapped over the whole run): the streams ran as one queue (a single"
+              + " hardware queue, or events chaining every stream)", serial, judged,
+          byIteration ? "iterations" : "windows of the span", serialOpportunities, allOverlapped, allOpportunities),
+          Map.of("segments", judged, "serialized", serial, "opportunities", allOpportunities,
+              "overlapped", allOverlapped)));
+      out.put(Cause.FALSE_SERIALIZATION, l);
+      return;
+    }
+    // kernels that fit the device together never ran together while copies still ran beside kernels: the device has
+    // fewer multiprocessors than it reports (another tenant)
+    int fitJudged = 0;
+    int fitNever = 0;
+    int fitAll = 0;
+    Lost c = new Lost();
+    for (int seg = 0; seg < segments; seg++) {
+      fitAll += fit[seg];
+      if (fit[seg] == 0) {
+        continue;
+      }
+      fitJudged++;
+      if (fitServed[seg] == 0) {
+        fitNever++;
+        c.add(in, segmentAt[seg], fitLost[seg]);
+      }
+    }
+    if (fitNever >= MIN_EVENTS && fitNever * 2 >= fitJudged && allOverlapped > 0) {
+      c.certainty = 0.6 * fitNever / fitJudged;
+      c.evidence.add(new Evidence("trace", String.format(Locale.ROOT,
+          "in %d of %d %s, kernels of different streams whose blocks fit the device's %d multiprocessors together never"
+              + " ran together (%d such kernels in all), while %d operations did run beside other streams' work:"
+              + " fewer multiprocessors were available than the device has", fitNever, fitJudged,
+          byIteration ? "iterations" : "windows of the span", sms, fitAll, allOverlapped),
+          Map.of("segments", fitJudged, "never", fitNever, "kernels", fitAll)));
+      out.put(Cause.CONTENTION, c);
+    }
+  }
+
+  /** The SM clock's deficit and clock-event reasons over time, from the state samples. */
+  record Clock(long[] time, double[] deficit, int[] bits, double boost) {
+    static Clock of(Input in) {
+      List<StateSample> s = in.host().samples;
+      double boost = in.hw().smClockMHz() > 0 ? in.hw().smClockMHz() : 0;
+      for (StateSample x : s) {
+        boost = Math.max(boost, x.get(StateField.SM_CLOCK));
+      }
+      long[] t = new long[s.size()];
+      double[] d = new double[s.size()];
+      int[] b = new int[s.size()];
+      for (int i = 0; i < t.length; i++) {
+        StateSample x = s.get(i);
+        t[i] = x.timeNs();
+        b[i] = (int) x.get(StateField.CLOCK_EVENT_REASONS);
+        d[i] = boost > 0 ? Math.max(0, 1 - x.get(StateField.SM_CLOCK) / boost) : 0;
+      }
+      return new Clock(t, d, b, boost);
+    }
+
+    /** The sample interval holding {@code t}: the last sample at or before it, or -1. */
+    int at(long t) {
+      int i = Arrays.binarySearch(time, t);
+      return i >= 0 ? i : -i - 2;
+    }
+
+    /** Whether the clock was lowered by a throttle (not idle) at {@code t}; unknown counts as not. */
+    boolean slowAt(long t) {
+      int i = at(t);
+      return i >= 0 && i + 1 < time.length && deficit[i] >= MIN_DEFICIT && !clockCauses(bits[i]).isEmpty();
+    }
+  }
+
+  /**
+   * Clock causes from the state samples: for each sample interval with a throttle reason set and the SM clock below
+   * its boost clock, the kernel-busy time in it times the clock deficit is lost (a compute- or on-chip-latency-bound
+   * kernel at clock f takes boost / f as long), split evenly between the causes whose reason bits are set.
+   */
+  static void clocks(Input in, Clock clock, Map<Cause, Lost> out) {
+    if (clock.time().length < 2) {
+      return;
+    }
     List<Graph.Node> nodes = in.graph().nodes();
     Map<Cause, long[]> counts = new EnumMap<>(Cause.class);
     Map<Cause, Double> deficitSum = new EnumMap<>(Cause.class);
     int k = 0;
-    for (int i = 0; i + 1 < samples.size(); i++) {
-      StateSample s = samples.get(i);
-      long t0 = s.timeNs();
-      long t1 = samples.get(i + 1).timeNs();
-      int bits = (int) s.get(StateField.CLOCK_EVENT_REASONS);
-      double clock = s.get(StateField.SM_CLOCK);
-      double deficit = boost > 0 ? Math.max(0, 1 - clock / boost) : 0;
-      Cause c = clockCause(bits);
+    long[] time = clock.time();
+    for (int i = 0; i + 1 < time.length; i++) {
+      long t0 = time[i];
+      long t1 = time[i + 1];
+      double deficit = clock.deficit()[i];
+      List<Cause> causes = clockCauses(clock.bits()[i]);
       while (k < nodes.size() && nodes.get(k).endNs() <= t0) {
         k++;
       }
-      if (c == null || deficit < 0.02) {
+      if (causes.isEmpty() || deficit < MIN_DEFICIT) {
         continue;
       }
+      // kernel-busy time in [t0, t1): the union of kernel intervals (nodes are in start order)
       double busy = 0;
+      long reached = t0;
       for (int j = k; j < nodes.size() && nodes.get(j).startNs() < t1; j++) {
         Graph.Node n = nodes.get(j);
         if (n.kind() == Graph.Kind.KERNEL) {
-          busy += Math.max(0, Math.min(t1, n.endNs()) - Math.max(t0, n.startNs()));
+          long s = Math.max(reached, n.startNs());
+          long e = Math.min(t1, n.endNs());
+          if (e > s) {
+            busy += e - s;
+            reached = e;
+          }
         }
       }
-      // a kernel at clock f instead of the boost clock takes boost/f as long where it is compute-bound: the share
-      // lost is the deficit of its time
-      lost(out, c).add(in, t0, busy * deficit);
-      counts.computeIfAbsent(c, x -> new long[1])[0]++;
-      deficitSum.merge(c, deficit, Double::sum);
+      for (Cause c : causes) {
+        lost(out, c).add(in, t0, busy * deficit / causes.size());
+        counts.computeIfAbsent(c, x -> new long[1])[0]++;
+        deficitSum.merge(c, deficit, Double::sum);
+      }
     }
+    Evidence granger = counts.isEmpty() ? null : granger(in, clock);
     for (Map.Entry<Cause, long[]> e : counts.entrySet()) {
       long n = e.getValue()[0];
       Lost l = out.get(e.getKey());
-      if (l == null) {
-        continue;
-      }
-      l.evidence.add(new Evidence("telemetry", String.format(java.util.Locale.ROOT,
+      l.evidence.add(new Evidence("telemetry", String.format(Locale.ROOT,
           "%d of %d state samples show clock-event reasons of %s, with the SM clock %.0f%% below %.0f MHz on average",
-          n, samples.size(), e.getKey().label(), deficitSum.get(e.getKey()) / n * 100, boost),
-          Map.of("samples", n, "of", samples.size(), "meanDeficit", deficitSum.get(e.getKey()) / n)));
+          n, time.length, e.getKey().label(), deficitSum.get(e.getKey()) / n * 100, clock.boost()),
+          Map.of("samples", n, "of", time.length, "meanDeficit", deficitSum.get(e.getKey()) / n)));
+      l.evidence.add(granger);
     }
-  }
-
-  /** The cause of a set of clock-event reason bits, most specific first; null when none explains a slowdown. */
-  static Cause clockCause(int bits) {
-    if ((bits & HW_POWER_BRAKE) != 0) {
-      return Cause.POWER_BRAKE;
-    }
-    if ((bits & (SW_THERMAL | HW_THERMAL)) != 0) {
-      return Cause.THERMAL_THROTTLING;
-    }
-    if ((bits & SW_POWER_CAP) != 0) {
-      return Cause.POWER_THROTTLING;
-    }
-    if ((bits & APP_CLOCKS) != 0) {
-      return Cause.CLOCK_DROP;
-    }
-    if ((bits & HW_SLOWDOWN) != 0) {
-      return Cause.POWER_BRAKE;
-    }
-    return null;
   }
 
   /**
-   * Kernels beyond their model bound with the clock at speed: excess traffic where measured bytes exceed the declared
-   * ones; degraded memory where retired pages or remapped rows are reported and memory-bound kernels are slow;
-   * contention where full-device kernels are slow; else memory-bound below roofline.
+   * Evidence that the SM clock leads the kernels' slowness: a Granger test ({@link Granger#test}) of the SM clock per
+   * sample interval against the mean of observed over lower-bound time of the kernels that started in it (carried
+   * forward through intervals without kernels). Evidence only: the ranking rests on the lost time.
    */
-  static void kernelsBeyondModel(Input in, Map<Cause, Lost> out) {
+  static Evidence granger(Input in, Clock clock) {
+    long[] time = clock.time();
+    int bins = time.length - 1;
+    double[] x = new double[bins];
+    double[] y = new double[bins];
+    List<Graph.Node> nodes = in.graph().nodes();
+    int k = 0;
+    double last = 1;
+    for (int i = 0; i < bins; i++) {
+      x[i] = clock.boost() * (1 - clock.deficit()[i]);
+      while (k < nodes.size() && nodes.get(k).startNs() < time[i]) {
+        k++;
+      }
+      double sum = 0;
+      int n = 0;
+      for (; k < nodes.size() && nodes.get(k).startNs() < time[i + 1]; k++) {
+        Graph.Node g = nodes.get(k);
+        if (g.kind() == Graph.Kind.KERNEL && g.lowerNs() > 0) {
+          sum += g.durationNs() / g.lowerNs();
+          n++;
+        }
+      }
+      last = n > 0 ? sum / n : last;
+      y[i] = last;
+    }
+    Granger.Result g = Granger.test(x, y);
+    String summary = g.testable()
+        ? String.format(Locale.ROOT, "Granger test, SM clock → kernel time over its lower bound per sample interval: "
+            + "F=%.3g at lag %d, p=%.3g (%d intervals%s)", g.fStatistic(), g.lag(), g.pValue(), bins,
+            g.reason().isBlank() ? "" : "; " + g.reason())
+        : "Granger test, SM clock → kernel time over its lower bound per sample interval: not testable (" + g.reason()
+            + ", " + bins + " intervals)";
+    Map<String, Object> data = new LinkedHashMap<>();
+    data.put("testable", g.testable());
+    data.put("intervals", bins);
+    if (g.testable()) {
+      data.put("lag", g.lag());
+      data.put("f", g.fStatistic());
+      data.put("p", g.pValue());
+    }
+    return new Evidence("granger", summary, data);
+  }
+
+  /**
+   * The causes named by a set of clock-event reason bits: power brake (0x80), thermal (0x20, 0x40), power cap (0x4),
+   * clock setting (0x2); the hardware-slowdown bit 0x8 alone, which NVML sets with both HW thermal and power brake,
+   * counts as the power brake. Empty when no bit explains a slowdown (idle 0x1, sync boost, display).
+   */
+  static List<Cause> clockCauses(int bits) {
+    List<Cause> c = new ArrayList<>(2);
+    if ((bits & HW_POWER_BRAKE) != 0) {
+      c.add(Cause.POWER_BRAKE);
+    }
+    if ((bits & (SW_THERMAL | HW_THERMAL)) != 0) {
+      c.add(Cause.THERMAL_THROTTLING);
+    }
+    if ((bits & SW_POWER_CAP) != 0) {
+      c.add(Cause.POWER_THROTTLING);
+    }
+    if ((bits & APP_CLOCKS) != 0) {
+      c.add(Cause.CLOCK_DROP);
+    }
+    if (c.isEmpty() && (bits & HW_SLOWDOWN) != 0) {
+      c.add(Cause.POWER_BRAKE);
+    }
+    return c;
+  }
+
+  /**
+   * Kernels slower than their model, with the clock at speed. Excess traffic: kernels whose measured bytes exceed the
+   * declared ones (the memory-traffic invariant), the share of their time spent on the extra bytes. Degraded device
+   * memory: when the device reports retired pages or remapped rows, the time bandwidth-bound kernels took beyond
+   * their roofline. Contention: compute-bound kernels that fill the device, beyond their upper bound while the clock
+   * was at speed and no bytes were in excess (another tenant holding multiprocessors). Memory-bound below roofline:
+   * bandwidth-bound kernels beyond their upper bound with nothing else to explain it.
+   */
+  static void kernels(Input in, Clock clock, Map<Cause, Lost> out) {
+    Set<String> excessTraffic = new HashSet<>();
     for (Violation v : in.monitor().violations()) {
       if (v.invariant() == Violation.Invariant.MEMORY_TRAFFIC) {
-        Lost l = lost(out, Cause.EXCESS_TRAFFIC);
-        for (Graph.Node n : in.graph().nodes()) {
-          if (n.name().equals(v.subject()) && n.measuredBytes() > 0 && n.predictedBytes() > 0) {
-            double r = (double) n.measuredBytes() / n.predictedBytes();
-            if (r > 1.25) {
-              l.add(in, n.startNs(), n.durationNs() * (1 - 1 / r) * (n.memoryBound() ? 1 : 0.3));
-            }
-          }
-        }
-        l.evidence.add(new Evidence("invariant", String.format(java.util.Locale.ROOT,
+        excessTraffic.add(v.subject());
+        lost(out, Cause.EXCESS_TRAFFIC).evidence.add(new Evidence("invariant", String.format(Locale.ROOT,
             "kernel '%s' moved %.1f× its declared bytes in %d of %d executions", v.subject(), v.howFar(), v.count(),
             v.of()), Map.of("kernel", v.subject(), "ratio", v.howFar(), "examples", v.examples())));
       }
     }
-    boolean retired = false;
-    double retiredPages = 0;
-    for (TraceRecord r : in.trace()) {
-      if (r instanceof StateSample s) {
-        double p = (s.has(StateField.RETIRED_PAGES) ? s.get(StateField.RETIRED_PAGES) : 0)
-            + (s.has(StateField.REMAPPED_ROWS) ? s.get(StateField.REMAPPED_ROWS) : 0);
-        if (p > 0) {
-          retired = true;
-          retiredPages = Math.max(retiredPages, p);
+    boolean retired = in.host().retiredPages > 0;
+    int sms = Math.max(1, in.hw().multiprocessors());
+    long full = 0;
+    long slowFull = 0;
+    double contention = 0;
+    long slowMemory = 0;
+    double belowRoofline = 0;
+    long memoryKernels = 0;
+    double degraded = 0;
+    double bandwidth = in.hw().memoryBandwidth();
+    for (Graph.Node n : in.graph().nodes()) {
+      if (n.kind() != Graph.Kind.KERNEL) {
+        continue;
+      }
+      long dur = n.durationNs();
+      boolean traffic = n.measuredBytes() > 0 && n.predictedBytes() > 0
+          && n.measuredBytes() > TRAFFIC_TOLERANCE * n.predictedBytes();
+      if (traffic && excessTraffic.contains(n.name())) {
+        double r = (double) n.measuredBytes() / n.predictedBytes();
+        lost(out, Cause.EXCESS_TRAFFIC).add(in, n.startNs(), dur * (1 - 1 / r) * (n.memoryBound() ? 1 : 0.3));
+      }
+      if (n.basis() != Graph.Basis.MODEL || clock.slowAt(n.startNs())) {
+        continue;
+      }
+      // judged on the bytes it really moved where they were measured
+      double memory = bandwidth > 0 ? (n.measuredBytes() > 0 ? n.measuredBytes() : n.predictedBytes()) / bandwidth
+          * 1e9 : 0;
+      boolean bandwidthBound = n.bound() == Graph.Bound.MEMORY || memory > n.lowerNs();
+      if (retired && bandwidthBound) {
+        memoryKernels++;
+        double beyond = dur - Math.max(n.lowerNs(), memory) - KERNEL_FIXED_NS;
+        if (beyond > 0) {
+          degraded += beyond;
+          lost(out, Cause.MEMORY_DEGRADED).add(in, n.startNs(), beyond);
+        }
+        continue;
+      }
+      if (traffic) {
+        continue;
+      }
+      // the model's time without the slack: what the execution should have taken at worst
+      double expected = n.upperNs() / 1.5;
+      if (n.bound() == Graph.Bound.MEMORY) {
+        memoryKernels++;
+        if (dur > n.upperNs()) {
+          slowMemory++;
+          belowRoofline += dur - expected;
+          lost(out, Cause.MEMORY_BOUND_BELOW_ROOFLINE).add(in, n.startNs(), dur - expected);
+        }
+      } else if (n.bound() == Graph.Bound.COMPUTE && n.blocks() >= sms) {
+        full++;
+        if (dur > n.upperNs()) {
+          slowFull++;
+          contention += dur - expected;
+          lost(out, Cause.CONTENTION).add(in, n.startNs(), dur - expected);
         }
       }
     }
-    if (retired) {
-      // bandwidth below the calibrated rate shows as memory-bound kernels taking longer than their own fastest runs
-      Lost l = lost(out, Cause.MEMORY_DEGRADED);
-      for (Graph.Node n : in.graph().nodes()) {
-        if (n.kind() == Graph.Kind.KERNEL && n.memoryBound() && n.basis() == Graph.Basis.MODEL) {
-          double slow = n.durationNs() - Math.max(n.lowerNs(), 0) - Planner_fixed();
-          l.add(in, n.startNs(), Math.max(0, Math.min(slow, n.lowerNs()) * 0.15));
-        }
-      }
-      l.evidence.add(new Evidence("telemetry", String.format(java.util.Locale.ROOT,
-          "the device reports %.0f retired pages / remapped rows: device-memory bandwidth is reduced", retiredPages),
-          Map.of("pages", retiredPages)));
+    if (retired && degraded > 0) {
+      out.get(Cause.MEMORY_DEGRADED).evidence.add(new Evidence("telemetry", String.format(Locale.ROOT,
+          "the device reports %.0f retired pages / remapped rows, and %d bandwidth-bound kernels took %.2f ms beyond"
+              + " their roofline at the calibrated bandwidth", in.host().retiredPages, memoryKernels, degraded / 1e6),
+          Map.of("pages", in.host().retiredPages, "kernels", memoryKernels, "beyondNs", degraded)));
+    }
+    Lost c = out.get(Cause.CONTENTION);
+    if (c != null && slowFull > 0) {
+      c.certainty = Math.min(1, slowFull / (double) Math.max(1, full)) * 0.8;
+      c.evidence.add(new Evidence("invariant", String.format(Locale.ROOT,
+          "%d of %d compute-bound kernels that fill the device ran beyond their upper bound with the SM clock at speed"
+              + " (%.2f ms beyond the model): fewer multiprocessors than the device has were available", slowFull, full,
+          contention / 1e6), Map.of("slow", slowFull, "of", full, "beyondNs", contention)));
+    }
+    Lost m = out.get(Cause.MEMORY_BOUND_BELOW_ROOFLINE);
+    if (m != null) {
+      m.certainty = Math.min(1, slowMemory / (double) Math.max(1, memoryKernels)) * 0.6;
+      m.evidence.add(new Evidence("invariant", String.format(Locale.ROOT,
+          "%d of %d bandwidth-bound kernels ran beyond their upper bound (%.2f ms beyond the model)", slowMemory,
+          memoryKernels, belowRoofline / 1e6), Map.of("slow", slowMemory, "of", memoryKernels)));
     }
   }
 
-  private static double Planner_fixed() {
-    return 2_500;
-  }
-
-  /** Host copies below the calibrated link rate for their memory kind. */
+  /** Host copies (at least {@link #LINK_MIN_BYTES}) below {@link #LINK_SLOW} of the calibrated rate for their kind. */
   static void hostLink(Input in, Map<Cause, Lost> out) {
     long n = 0;
     long slow = 0;
     double extra = 0;
     for (TraceRecord r : in.trace()) {
-      if (r instanceof CopyRecord c && c.bytes() >= 256 * 1024 && c.durationNs() > 0
-          && (c.kind() == io.gitm.trace.CopyKind.HTOD || c.kind() == io.gitm.trace.CopyKind.DTOH)) {
+      if (r instanceof CopyRecord c && c.bytes() >= LINK_MIN_BYTES && c.durationNs() > 0
+          && (c.kind() == CopyKind.HTOD || c.kind() == CopyKind.DTOH)) {
         n++;
-        double expected = c.bytes() / Planner.copyRate(c, in.hw()) * 1e9;
-        if (c.durationNs() > expected / 0.7) {
+        double expected = c.bytes() / Planner.copyRate(c, in.hw()) * 1e9 + COPY_FIXED_NS;
+        if (c.durationNs() > expected / LINK_SLOW) {
           slow++;
           extra += c.durationNs() - expected;
           lost(out, Cause.HOST_LINK_DEGRADED).add(in, c.startNs(), c.durationNs() - expected);
@@ -506,9 +1259,10 @@ public final class Attribution {
     Lost l = out.get(Cause.HOST_LINK_DEGRADED);
     if (l != null) {
       l.certainty = n == 0 ? 0 : (double) slow / n;
-      l.evidence.add(new Evidence("trace", String.format(java.util.Locale.ROOT,
-          "%d of %d host copies of 256 KiB or more ran below 70%% of the calibrated rate for their memory kind "
-              + "(%.2f ms beyond it)", slow, n, extra / 1e6), Map.of("slow", slow, "copies", n, "extraNs", extra)));
+      l.evidence.add(new Evidence("trace", String.format(Locale.ROOT,
+          "%d of %d host copies of %d KiB or more ran below %.0f%% of the calibrated rate for their memory kind"
+              + " (%.2f ms beyond it)", slow, n, LINK_MIN_BYTES / 1024, LINK_SLOW * 100, extra / 1e6),
+          Map.of("slow", slow, "copies", n, "extraNs", extra)));
     }
   }
 
@@ -528,13 +1282,5 @@ public final class Attribution {
       adj[i] = Math.min(1, min);
     }
     return adj;
-  }
-
-  static Map<String, Object> map(Object... kv) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    for (int i = 0; i < kv.length; i += 2) {
-      m.put((String) kv[i], kv[i + 1]);
-    }
-    return m;
   }
 }

@@ -57,18 +57,28 @@ public final class Monitor {
   public static Result check(Graph graph, List<? extends TraceRecord> trace, double launchLatencyNs) {
     List<Graph.Node> nodes = graph.nodes();
     double[] residual = new double[nodes.size()];
-    Map<String, List<Integer>> bySubject = new LinkedHashMap<>();
+    // executions per subject (kernel name, copy kind), as index lists in start order
+    Map<String, int[]> bySubject = new LinkedHashMap<>();
     for (Graph.Node n : nodes) {
       residual[n.index()] = n.durationNs() - n.upperNs();
       if (n.kind() == Graph.Kind.KERNEL || n.kind() == Graph.Kind.COPY) {
-        bySubject.computeIfAbsent(n.name(), k -> new ArrayList<>()).add(n.index());
+        int[] v = bySubject.computeIfAbsent(n.name(), k -> new int[9]);
+        int c = v[v.length - 1];
+        if (c == v.length - 1) {
+          v = Arrays.copyOf(v, v.length * 2);
+          v[v.length - 1] = c;
+          bySubject.put(n.name(), v);
+        }
+        v[c] = n.index();
+        v[v.length - 1] = c + 1;
       }
     }
     List<Violation> out = new ArrayList<>();
     long judged = 0;
-    for (Map.Entry<String, List<Integer>> e : bySubject.entrySet()) {
-      List<Integer> idx = e.getValue();
-      judged += idx.size();
+    for (Map.Entry<String, int[]> e : bySubject.entrySet()) {
+      int[] v = e.getValue();
+      int[] idx = Arrays.copyOf(v, v[v.length - 1]);
+      judged += idx.length;
       time(nodes, residual, e.getKey(), idx).ifPresent(out::add);
       traffic(nodes, e.getKey(), idx).ifPresent(out::add);
     }
@@ -80,35 +90,41 @@ public final class Monitor {
   }
 
   private static java.util.Optional<Violation> time(List<Graph.Node> nodes, double[] residual, String subject,
-      List<Integer> idx) {
+      int[] idx) {
     int n = 0;
-    double excess = 0;
-    double[] ratios = new double[idx.size()];
-    List<String> ex = new ArrayList<>();
     for (int i : idx) {
-      if (residual[i] > 0) {
-        Graph.Node g = nodes.get(i);
-        ratios[n++] = g.durationNs() / Math.max(1, g.upperNs());
-        excess += residual[i];
+      n += residual[i] > 0 ? 1 : 0;
+    }
+    if (n == 0 || (double) n / idx.length < MIN_RATE) {
+      return java.util.Optional.empty();
+    }
+    double excess = 0;
+    double[] ratios = new double[n];
+    double[] d = new double[idx.length];
+    double[] b = new double[idx.length];
+    List<String> ex = new ArrayList<>();
+    int r = 0;
+    for (int j = 0; j < idx.length; j++) {
+      Graph.Node g = nodes.get(idx[j]);
+      d[j] = g.durationNs();
+      b[j] = g.upperNs();
+      if (residual[idx[j]] > 0) {
+        ratios[r++] = g.durationNs() / Math.max(1, g.upperNs());
+        excess += residual[idx[j]];
         if (ex.size() < 5) {
           ex.add(ref(g));
         }
       }
     }
-    if (n == 0 || (double) n / idx.size() < MIN_RATE) {
-      return java.util.Optional.empty();
-    }
-    double[] d = idx.stream().mapToDouble(i -> nodes.get(i).durationNs()).sorted().toArray();
-    double[] b = idx.stream().mapToDouble(i -> nodes.get(i).upperNs()).sorted().toArray();
-    return java.util.Optional.of(new Violation(Violation.Invariant.KERNEL_TIME, subject, d[d.length / 2],
-        b[b.length / 2], median(Arrays.copyOf(ratios, n)), n, idx.size(), excess, ex));
+    return java.util.Optional.of(new Violation(Violation.Invariant.KERNEL_TIME, subject, median(d), median(b),
+        median(ratios), n, idx.length, excess, ex));
   }
 
-  private static java.util.Optional<Violation> traffic(List<Graph.Node> nodes, String subject, List<Integer> idx) {
+  private static java.util.Optional<Violation> traffic(List<Graph.Node> nodes, String subject, int[] idx) {
     int n = 0;
     int measured = 0;
     double excess = 0;
-    double[] ratios = new double[idx.size()];
+    double[] ratios = new double[idx.length];
     List<String> ex = new ArrayList<>();
     double obs = 0;
     double pred = 0;
@@ -248,8 +264,8 @@ public final class Monitor {
   static boolean blocks(ApiCallRecord a) {
     String n = a.name();
     return switch (a.kind()) {
-      case SYNC -> true;
-      case ALLOC, FREE -> !n.contains("Async");
+      case SYNC -> !n.contains("WaitEvent");
+      case ALLOC, FREE -> !n.contains("Async") && !n.contains("Host");
       case COPY -> !n.contains("Async");
       default -> false;
     };

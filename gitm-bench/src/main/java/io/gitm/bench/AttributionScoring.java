@@ -1,0 +1,533 @@
+package io.gitm.bench;
+
+import io.gitm.device.HostMemoryKind;
+import io.gitm.optimizer.Analysis;
+import io.gitm.optimizer.Ceilings;
+import io.gitm.optimizer.attribution.Cause;
+import io.gitm.optimizer.attribution.Hypothesis;
+import io.gitm.scheduler.Profiler;
+import io.gitm.sim.SimDevice;
+import io.gitm.sim.SimSpec;
+import io.gitm.trace.MarkerRecord;
+import io.gitm.trace.TraceMeta;
+import io.gitm.trace.TraceRecord;
+import io.gitm.workload.ExecutionConfig;
+import io.gitm.workloads.hft.HftLobWorkload;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+
+/**
+ * Scores the attribution on the simulated device: hft-lob in a well-tuned configuration runs with each fault of the
+ * sim's catalogue alone, with every pair of faults, and with none, over many seeds; each run's trace is analyzed
+ * ({@link Analysis#analyze}) in memory and the ranked causes are compared with the injected ones.
+ *
+ * <p>Definitions (also in {@code docs/attribution.md}, "Scoring"). With {@code m} injected faults that are not inert
+ * (one alone, two in a pair), a run is a <b>top-1 hit</b> when the best hypothesis's cause is one of the injected
+ * faults' causes, and a <b>top-2 hit</b> when every injected cause is among the first {@code m + 1} hypotheses (for a
+ * fault alone: rank 1 or 2; for a pair: both causes within the first three). A fault is <b>inert for hft-lob</b> when
+ * its median slowdown of the job (same seed, with vs without it) is below {@link Options#inertBelow()}; inert faults
+ * are left out of the rates (a pair with one inert fault is scored on the other). A fault-free run is a <b>false
+ * alarm</b> when any hypothesis names a cause of {@link #DEVICE_CAUSES}.
+ *
+ * <p>{@code java -cp gitm-bench/target/gitm-bench.jar io.gitm.bench.AttributionScoring [--alone N] [--pairs N]
+ * [--clean N] [--iterations N] [--faults a,b,…] [--seed S] [--preset P] [--out FILE]}
+ */
+public final class AttributionScoring {
+  /** Each fault of the simulated device's catalogue and the cause it must be attributed to. */
+  public static final Map<String, Cause> CAUSE_OF_FAULT = faultCauses();
+
+  /**
+   * Causes that lie in the device or its environment rather than in how the job runs: reporting one of these on a
+   * fault-free run is a false alarm (the job's own inefficiencies, e.g. launch gaps, may be real on a clean run).
+   */
+  public static final Set<Cause> DEVICE_CAUSES = EnumSet.of(Cause.THERMAL_THROTTLING, Cause.POWER_THROTTLING,
+      Cause.POWER_BRAKE, Cause.CLOCK_DROP, Cause.CONTENTION, Cause.HOST_LINK_DEGRADED, Cause.MEMORY_DEGRADED);
+
+  private AttributionScoring() {}
+
+  private static Map<String, Cause> faultCauses() {
+    Map<String, Cause> m = new LinkedHashMap<>();
+    m.put("thermal", Cause.THERMAL_THROTTLING);
+    m.put("power-cap", Cause.POWER_THROTTLING);
+    m.put("clock-drop", Cause.CLOCK_DROP);
+    m.put("allocator-churn", Cause.ALLOCATOR_STALL);
+    m.put("pageable-copies", Cause.PAGEABLE_COPIES);
+    m.put("serialized-streams", Cause.FALSE_SERIALIZATION);
+    m.put("launch-bound", Cause.LAUNCH_BOUND_HOST);
+    m.put("uncoalesced", Cause.EXCESS_TRAFFIC);
+    m.put("noisy-neighbour", Cause.CONTENTION);
+    m.put("sync-stall", Cause.SYNCHRONOUS_HOST_CALLS);
+    m.put("pcie-downgrade", Cause.HOST_LINK_DEGRADED);
+    m.put("power-brake", Cause.POWER_BRAKE);
+    m.put("ecc-retirement", Cause.MEMORY_DEGRADED);
+    return java.util.Collections.unmodifiableMap(m);
+  }
+
+  /**
+   * What to run.
+   *
+   * @param alone seeds per fault alone (also the seeds of the fault-free reference runs for the slowdowns)
+   * @param pairs seeds per pair of faults (0 = no pairs)
+   * @param clean fault-free seeds for the false-alarm rate
+   * @param iterations device batches per run
+   * @param faults the faults to score, each a fault name of {@link #CAUSE_OF_FAULT}
+   * @param inertBelow slowdown (same seed, with vs without the fault) below which a run is inert
+   * @param vary whether each run draws its faults' severity and onset ({@link #spec}); else catalogue defaults
+   */
+  public record Options(String preset, int alone, int pairs, int clean, long firstSeed, int iterations,
+      List<String> faults, double inertBelow, boolean vary) {
+    public Options {
+      if (alone < 1 || pairs < 0 || clean < 0 || iterations < 2) {
+        throw new IllegalArgumentException("scoring needs at least 1 seed per fault, 0 or more per pair and fault-free,"
+            + " and 2 or more iterations; got alone=" + alone + " pairs=" + pairs + " clean=" + clean
+            + " iterations=" + iterations);
+      }
+      if (!(inertBelow >= 0 && inertBelow < 1)) {
+        throw new IllegalArgumentException("inertBelow must be in [0, 1), got " + inertBelow);
+      }
+      SimSpec.preset(preset);
+      faults = List.copyOf(faults);
+      for (String f : faults) {
+        if (!CAUSE_OF_FAULT.containsKey(f)) {
+          throw new IllegalArgumentException("unknown fault '" + f + "': known faults are "
+              + String.join(", ", CAUSE_OF_FAULT.keySet()));
+        }
+      }
+      if (faults.isEmpty() || faults.stream().distinct().count() != faults.size()) {
+        throw new IllegalArgumentException("scoring needs one or more distinct faults, got " + faults);
+      }
+    }
+
+    /** 20 seeds alone, 5 per pair, 50 fault-free, 24 batches a run, every fault, inert below 2%, drawn faults. */
+    public static Options defaults() {
+      return new Options("h200", 20, 5, 50, 1, 24, List.copyOf(CAUSE_OF_FAULT.keySet()), 0.02, true);
+    }
+
+    public Options withSeeds(int alone, int pairs, int clean) {
+      return new Options(preset, alone, pairs, clean, firstSeed, iterations, faults, inertBelow, vary);
+    }
+
+    public Options withFaults(List<String> v) {
+      return new Options(preset, alone, pairs, clean, firstSeed, iterations, v, inertBelow, vary);
+    }
+
+    public Options withFirstSeed(long v) {
+      return new Options(preset, alone, pairs, clean, v, iterations, faults, inertBelow, vary);
+    }
+
+    public Options withIterations(int v) {
+      return new Options(preset, alone, pairs, clean, firstSeed, v, faults, inertBelow, vary);
+    }
+
+    public Options withPreset(String v) {
+      return new Options(v, alone, pairs, clean, firstSeed, iterations, faults, inertBelow, vary);
+    }
+
+    public Options withVary(boolean v) {
+      return new Options(preset, alone, pairs, clean, firstSeed, iterations, faults, inertBelow, v);
+    }
+  }
+
+  /** The workload's size: a few thousand messages a batch, so that one run takes well under a second. */
+  public static HftLobWorkload.Params params(long seed) {
+    return new HftLobWorkload.Params(seed, 512, 120_000, 4096, 10, 128, 7, null);
+  }
+
+  /**
+   * A well-tuned configuration, so that each fault has something to break: pinned host memory, stream-ordered pool
+   * allocation that keeps its memory, asynchronous copies on their own streams, two compute streams, no graph.
+   */
+  public static ExecutionConfig tuned() {
+    return ExecutionConfig.shipped().withHostMemory(HostMemoryKind.PINNED)
+        .withAllocation(ExecutionConfig.Allocation.POOL, 1L << 30).withStreams(2, true, true);
+  }
+
+  /**
+   * One analyzed run.
+   *
+   * @param firstNs when its first iteration started on the simulated clock
+   * @param jobNs the job's time on the simulated clock: from its first device operation's launch to the end of its last
+   * @param ranked the hypotheses' causes, best first
+   */
+  public record Run(String faults, long seed, long firstNs, long jobNs, List<Cause> ranked,
+      List<Hypothesis> hypotheses) {
+    public int rank(Cause c) {
+      int i = ranked.indexOf(c);
+      return i < 0 ? Integer.MAX_VALUE : i + 1;
+    }
+  }
+
+  /** Runs hft-lob once on a fresh simulated device with {@code faults}, traces it into memory and analyzes it. */
+  public static Run run(Options o, Path data, String faults, long seed) {
+    List<TraceRecord> records = new ArrayList<>();
+    TraceMeta[] meta = new TraceMeta[1];
+    try (SimDevice d = SimDevice.open(SimSpec.preset(o.preset()), seed, faults)) {
+      // the wall ticker stands still: the run ends after its iterations, the same on any machine
+      Profiler.run(d, new HftLobWorkload(params(datasetSeed(seed))), tuned(), data, () -> 0L,
+          new Profiler.Options(Duration.ofDays(1), o.iterations(), 1_000_000L), m -> {
+            meta[0] = m;
+            return records::add;
+          });
+    }
+    long first = Long.MAX_VALUE;
+    for (TraceRecord r : records) {
+      if (r instanceof MarkerRecord m && m.name().startsWith("iteration")) {
+        first = Math.min(first, m.startNs());
+      }
+    }
+    Analysis.Result a = Analysis.analyze(meta[0], records, Ceilings.forTrace(meta[0], null).spec());
+    return new Run(faults, seed, first, a.spanNs(), a.hypotheses().stream().map(Hypothesis::cause).toList(),
+        a.hypotheses());
+  }
+
+  /** Runs use one of a few generated datasets, so that seeds differ in their input as well as in the device noise. */
+  static long datasetSeed(long seed) {
+    return 20261201L + Math.floorMod(seed, 4);
+  }
+
+  /**
+   * The spec of {@code fault} on run {@code seed}: with {@link Options#vary()}, its severity drawn (seeded by the fault
+   * and the seed) from {@link #RANGES} and its onset from the first fifth of the job ({@code firstNs}: when the first
+   * iteration starts, {@code jobNs}: the fault-free job's length); otherwise the catalogue's defaults from the start.
+   */
+  public static String spec(Options o, String fault, long seed, long firstNs, long jobNs) {
+    if (!o.vary()) {
+      return fault;
+    }
+    SplittableRandom r = new SplittableRandom(seed * 1_000_003L + fault.hashCode());
+    long onset = firstNs + (long) (r.nextDouble() * 0.2 * jobNs);
+    StringBuilder b = new StringBuilder(fault).append('@').append(onset).append("ns");
+    double[] range = RANGES.get(fault);
+    if (range != null) {
+      double v = range[1] + r.nextDouble() * (range[2] - range[1]);
+      String param = PARAMS.get(fault);
+      b.append(':').append(param).append('=').append(String.format(Locale.ROOT, range[0] == 1 ? "%.0f" : "%.3f", v));
+    }
+    return b.toString();
+  }
+
+  /** The severity parameter each fault's draws vary. */
+  static final Map<String, String> PARAMS = Map.ofEntries(Map.entry("thermal", "severity"),
+      Map.entry("power-cap", "watts"), Map.entry("clock-drop", "mhz"), Map.entry("allocator-churn", "factor"),
+      Map.entry("launch-bound", "gapUs"), Map.entry("uncoalesced", "factor"), Map.entry("noisy-neighbour", "sms"),
+      Map.entry("sync-stall", "every"), Map.entry("pcie-downgrade", "factor"), Map.entry("power-brake", "factor"),
+      Map.entry("ecc-retirement", "factor"));
+
+  /** Per fault: {integer?, low, high} of its severity parameter's draws (h200 preset: 132 SMs, 1980 MHz, 700 W). */
+  static final Map<String, double[]> RANGES = Map.ofEntries(Map.entry("thermal", new double[] {0, 0.3, 1.0}),
+      Map.entry("power-cap", new double[] {1, 150, 500}), Map.entry("clock-drop", new double[] {1, 700, 1600}),
+      Map.entry("allocator-churn", new double[] {0, 1, 4}), Map.entry("launch-bound", new double[] {1, 5, 40}),
+      Map.entry("uncoalesced", new double[] {0, 2, 8}), Map.entry("noisy-neighbour", new double[] {1, 33, 99}),
+      Map.entry("sync-stall", new double[] {1, 4, 20}), Map.entry("pcie-downgrade", new double[] {0, 0.25, 0.75}),
+      Map.entry("power-brake", new double[] {0, 0.4, 0.9}), Map.entry("ecc-retirement", new double[] {0, 0.7, 0.95}));
+
+  /**
+   * Scores of one fault alone over its runs.
+   *
+   * @param inert runs whose slowdown (same seed, with vs without the fault) was below the inert threshold
+   * @param top1 top-1 hits among the other runs; {@code top2} likewise
+   * @param slowdown median slowdown over all runs; {@code minSlowdown}, {@code maxSlowdown} its range
+   */
+  public record FaultScore(String fault, Cause cause, int runs, int inert, int top1, int top2, double slowdown,
+      double minSlowdown, double maxSlowdown, Map<Cause, Integer> topCauses) {
+    public int scored() {
+      return runs - inert;
+    }
+
+    /** Inert for the workload: every run's slowdown was below the threshold. */
+    public boolean inertForWorkload() {
+      return inert == runs;
+    }
+  }
+
+  /** Scores of the pairs. */
+  public record PairScore(int pairs, int runs, int scored, int top1, int top2, int bothTop2, List<String> worst) {}
+
+  /** What the scoring found. */
+  public record Report(Options options, List<FaultScore> faults, PairScore pairs, int cleanRuns,
+      int falseAlarms, Map<Cause, Integer> falseAlarmCauses, int cleanAny, Map<Cause, Integer> cleanCauses,
+      int runs, double seconds) {
+    public int scoredRuns() {
+      return faults.stream().mapToInt(FaultScore::scored).sum();
+    }
+
+    public double top1() {
+      return rate(faults.stream().mapToInt(FaultScore::top1).sum(), scoredRuns());
+    }
+
+    public double top2() {
+      return rate(faults.stream().mapToInt(FaultScore::top2).sum(), scoredRuns());
+    }
+  }
+
+  static double rate(int n, int of) {
+    return of == 0 ? Double.NaN : (double) n / of;
+  }
+
+  /** The fault-free run of a seed: the reference for slowdowns and onsets. */
+  private record Reference(long firstNs, long jobNs) {}
+
+  private static Reference reference(Options o, Path data, long seed, Map<Long, Reference> cache) {
+    return cache.computeIfAbsent(seed, s -> {
+      Run r = run(o, data, "", s);
+      return new Reference(r.firstNs(), r.jobNs());
+    });
+  }
+
+  /** Runs every case and scores it; {@code progress} gets one line per fault or pair. */
+  public static Report score(Options o, Path data, PrintStream progress) {
+    long wall0 = System.nanoTime();
+    Map<Long, Reference> refs = new java.util.HashMap<>();
+    // slowdown of each fault alone per seed, shared by the alone and the pair scoring
+    Map<String, Double> slowdowns = new java.util.HashMap<>();
+    int[] runs = {0};
+    java.util.function.BiFunction<String, Long, Run> alone = (f, seed) -> {
+      Reference ref = reference(o, data, seed, refs);
+      Run r = run(o, data, spec(o, f, seed, ref.firstNs(), ref.jobNs()), seed);
+      runs[0]++;
+      slowdowns.put(f + "#" + seed, (double) r.jobNs() / Math.max(1, ref.jobNs()) - 1);
+      return r;
+    };
+    List<FaultScore> scores = new ArrayList<>();
+    for (String f : o.faults()) {
+      Cause c = CAUSE_OF_FAULT.get(f);
+      int top1 = 0;
+      int top2 = 0;
+      int inert = 0;
+      double[] slow = new double[o.alone()];
+      Map<Cause, Integer> tops = new LinkedHashMap<>();
+      for (int i = 0; i < o.alone(); i++) {
+        long seed = o.firstSeed() + i;
+        Run r = alone.apply(f, seed);
+        slow[i] = slowdowns.get(f + "#" + seed);
+        if (slow[i] < o.inertBelow()) {
+          inert++;
+          continue;
+        }
+        int rank = r.rank(c);
+        top1 += rank == 1 ? 1 : 0;
+        top2 += rank <= 2 ? 1 : 0;
+        if (rank > 1 && progress != null) {
+          progress.printf(Locale.ROOT, "  miss: %s seed %d (slowdown %+.1f%%) ranked %s%n", r.faults(), seed,
+              slow[i] * 100, r.ranked());
+        }
+        tops.merge(r.ranked().isEmpty() ? null : r.ranked().getFirst(), 1, Integer::sum);
+      }
+      FaultScore fs = new FaultScore(f, c, o.alone(), inert, top1, top2, median(slow),
+          Arrays.stream(slow).min().orElse(0), Arrays.stream(slow).max().orElse(0), tops);
+      scores.add(fs);
+      if (progress != null) {
+        progress.printf(Locale.ROOT, "%-20s top-1 %d/%d top-2 %d/%d inert %d, slowdown %+.1f%% [%+.1f%%, %+.1f%%] "
+            + "best %s%n", f, top1, fs.scored(), top2, fs.scored(), inert, fs.slowdown() * 100,
+            fs.minSlowdown() * 100, fs.maxSlowdown() * 100, tops);
+      }
+    }
+    int pairRuns = 0;
+    int scored = 0;
+    int p1 = 0;
+    int p2 = 0;
+    int both2 = 0;
+    int nPairs = 0;
+    Map<String, Integer> misses = new LinkedHashMap<>();
+    if (o.pairs() > 0) {
+      for (int i = 0; i < o.faults().size(); i++) {
+        for (int j = i + 1; j < o.faults().size(); j++) {
+          nPairs++;
+          String a = o.faults().get(i);
+          String b = o.faults().get(j);
+          for (int k = 0; k < o.pairs(); k++) {
+            long seed = o.firstSeed() + 1000 + k;
+            Reference ref = reference(o, data, seed, refs);
+            for (String f : List.of(a, b)) {
+              if (!slowdowns.containsKey(f + "#" + seed)) {
+                alone.apply(f, seed);
+              }
+            }
+            Run r = run(o, data, spec(o, a, seed, ref.firstNs(), ref.jobNs()) + ","
+                + spec(o, b, seed, ref.firstNs(), ref.jobNs()), seed);
+            runs[0]++;
+            pairRuns++;
+            // a fault of the pair counts when its marginal slowdown (the pair against the other fault alone, same
+            // seed) reaches the inert threshold: a fault the other one masks cannot be seen
+            List<Cause> injected = new ArrayList<>();
+            double jobA = (1 + slowdowns.get(a + "#" + seed)) * ref.jobNs();
+            double jobB = (1 + slowdowns.get(b + "#" + seed)) * ref.jobNs();
+            if (r.jobNs() / jobB - 1 >= o.inertBelow()) {
+              injected.add(CAUSE_OF_FAULT.get(a));
+            }
+            if (r.jobNs() / jobA - 1 >= o.inertBelow()) {
+              injected.add(CAUSE_OF_FAULT.get(b));
+            }
+            if (injected.isEmpty()) {
+              continue;
+            }
+            scored++;
+            // a hypothesis naming an injected fault's cause is never wrong, even when that fault alone was inert
+            Set<Cause> named = EnumSet.of(CAUSE_OF_FAULT.get(a), CAUSE_OF_FAULT.get(b));
+            boolean h1 = !r.ranked().isEmpty() && named.contains(r.ranked().getFirst());
+            int worst = injected.stream().mapToInt(r::rank).max().orElseThrow();
+            boolean h2 = worst <= 3;
+            p1 += h1 ? 1 : 0;
+            p2 += h2 ? 1 : 0;
+            both2 += worst <= 2 ? 1 : 0;
+            if (!h1 || !h2) {
+              misses.merge(a + "+" + b, 1, Integer::sum);
+              if (progress != null) {
+                progress.printf(Locale.ROOT, "  miss: %s seed %d, scored on %s, ranked %s%n", r.faults(), seed, injected,
+                    r.ranked());
+              }
+            }
+          }
+          if (progress != null && misses.containsKey(a + "+" + b)) {
+            progress.printf(Locale.ROOT, "pair %-36s misses %d/%d%n", a + "+" + b, misses.get(a + "+" + b), o.pairs());
+          }
+        }
+      }
+    }
+    List<String> worst = misses.entrySet().stream().sorted((x, y) -> y.getValue() - x.getValue()).limit(10)
+        .map(e -> e.getKey() + " (" + e.getValue() + ")").toList();
+    PairScore ps = new PairScore(nPairs, pairRuns, scored, p1, p2, both2, worst);
+    int alarms = 0;
+    int any = 0;
+    Map<Cause, Integer> alarmCauses = new LinkedHashMap<>();
+    Map<Cause, Integer> cleanCauses = new LinkedHashMap<>();
+    for (int s = 0; s < o.clean(); s++) {
+      Run r = run(o, data, "", o.firstSeed() + 5000 + s);
+      runs[0]++;
+      boolean alarm = false;
+      for (Cause c : r.ranked()) {
+        cleanCauses.merge(c, 1, Integer::sum);
+        if (DEVICE_CAUSES.contains(c)) {
+          alarm = true;
+          alarmCauses.merge(c, 1, Integer::sum);
+        }
+      }
+      alarms += alarm ? 1 : 0;
+      any += r.ranked().isEmpty() ? 0 : 1;
+    }
+    return new Report(o, scores, ps, o.clean(), alarms, alarmCauses, any, cleanCauses, runs[0] + refs.size(),
+        (System.nanoTime() - wall0) / 1e9);
+  }
+
+  static double median(double[] v) {
+    double[] s = v.clone();
+    Arrays.sort(s);
+    return s.length == 0 ? Double.NaN : s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  }
+
+  /** The report as a markdown table. */
+  public static String markdown(Report r) {
+    StringBuilder b = new StringBuilder();
+    b.append("| fault | expected cause | severity drawn | runs | inert runs | top-1 | top-2 | slowdown median [range] |"
+        + " ranked first (non-inert runs) |\n");
+    b.append("|---|---|---|---|---|---|---|---|---|\n");
+    for (FaultScore f : r.faults()) {
+      String best = f.topCauses().entrySet().stream().sorted((x, y) -> y.getValue() - x.getValue())
+          .map(e -> (e.getKey() == null ? "nothing" : e.getKey().name()) + " " + e.getValue())
+          .reduce((x, y) -> x + ", " + y).orElse("");
+      double[] range = RANGES.get(f.fault());
+      String drawn = !r.options().vary() ? "default" : range == null ? "—"
+          : PARAMS.get(f.fault()) + " " + fmt(range[1]) + "–" + fmt(range[2]);
+      boolean inert = f.inertForWorkload();
+      b.append(String.format(Locale.ROOT, "| %s | %s | %s | %d | %d | %s | %s | %+.1f%% [%+.1f%%, %+.1f%%] | %s |%n",
+          f.fault(), f.cause().name(), drawn, f.runs(), f.inert(),
+          inert ? "inert for hft-lob" : pct(f.top1(), f.scored()), inert ? "inert" : pct(f.top2(), f.scored()),
+          f.slowdown() * 100, f.minSlowdown() * 100, f.maxSlowdown() * 100, inert ? "—" : best));
+    }
+    b.append(String.format(Locale.ROOT, "| **every fault alone** (inert runs left out) | | | %d | %d | **%s** | **%s** |"
+        + " | |%n", r.faults().stream().mapToInt(FaultScore::runs).sum(),
+        r.faults().stream().mapToInt(FaultScore::inert).sum(),
+        pct(r.faults().stream().mapToInt(FaultScore::top1).sum(), r.scoredRuns()),
+        pct(r.faults().stream().mapToInt(FaultScore::top2).sum(), r.scoredRuns())));
+    PairScore p = r.pairs();
+    if (p.runs() > 0) {
+      b.append(String.format(Locale.ROOT, "| **every pair** (%d pairs × %d seeds) | | | %d | %d | **%s** | **%s** | "
+          + "both in top 2: %s | misses: %s |%n", p.pairs(), r.options().pairs(), p.runs(), p.runs() - p.scored(),
+          pct(p.top1(), p.scored()), pct(p.top2(), p.scored()), pct(p.bothTop2(), p.scored()),
+          p.worst().isEmpty() ? "none" : String.join(", ", p.worst())));
+    }
+    b.append(String.format(Locale.ROOT, "| **fault-free** | | | %d | | false alarms **%s** | | | device causes named: %s;"
+        + " any hypothesis: %d run(s)%s |%n", r.cleanRuns(), pct(r.falseAlarms(), r.cleanRuns()),
+        r.falseAlarmCauses().isEmpty() ? "none" : r.falseAlarmCauses().toString(), r.cleanAny(),
+        r.cleanCauses().isEmpty() ? "" : " " + r.cleanCauses()));
+    return b.toString();
+  }
+
+  private static String fmt(double v) {
+    return v == Math.rint(v) ? String.format(Locale.ROOT, "%.0f", v) : String.format(Locale.ROOT, "%.2f", v);
+  }
+
+  static String pct(int n, int of) {
+    return of == 0 ? "n/a" : String.format(Locale.ROOT, "%.1f%% (%d/%d)", 100.0 * n / of, n, of);
+  }
+
+  /**
+   * {@code [--alone N] [--pairs N] [--clean N] [--iterations N] [--seed S] [--preset P] [--faults a,b,…] [--defaults]
+   * [--data DIR] [--out FILE]}: prints the markdown table (and writes it to FILE).
+   */
+  public static void main(String[] args) throws IOException {
+    Options o = Options.defaults();
+    Path out = null;
+    Path data = null;
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      if (a.equals("--defaults")) {
+        o = o.withVary(false);
+        continue;
+      }
+      if (i + 1 >= args.length) {
+        throw new IllegalArgumentException("option " + a + " needs a value");
+      }
+      String v = args[++i];
+      o = switch (a) {
+        case "--alone" -> o.withSeeds(integer(a, v), o.pairs(), o.clean());
+        case "--pairs" -> o.withSeeds(o.alone(), integer(a, v), o.clean());
+        case "--clean" -> o.withSeeds(o.alone(), o.pairs(), integer(a, v));
+        case "--iterations" -> o.withIterations(integer(a, v));
+        case "--seed" -> o.withFirstSeed(integer(a, v));
+        case "--preset" -> o.withPreset(v);
+        case "--faults" -> o.withFaults(List.of(v.split(",")));
+        case "--out" -> {
+          out = Path.of(v);
+          yield o;
+        }
+        case "--data" -> {
+          data = Path.of(v);
+          yield o;
+        }
+        default -> throw new IllegalArgumentException("unknown option '" + a + "': known are --alone, --pairs, "
+            + "--clean, --iterations, --seed, --preset, --faults, --defaults, --data, --out");
+      };
+    }
+    Path dir = data != null ? data : Files.createTempDirectory("gitm-scoring");
+    Report r = score(o, dir, System.err);
+    String md = markdown(r);
+    System.out.print(md);
+    System.out.printf(Locale.ROOT, "%n%d runs in %.1f s (%.3f s per run)%n", r.runs(), r.seconds(),
+        r.seconds() / Math.max(1, r.runs()));
+    if (out != null) {
+      Files.writeString(out, md, StandardCharsets.UTF_8);
+    }
+  }
+
+  private static int integer(String option, String v) {
+    try {
+      return Integer.parseInt(v);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("option " + option + " takes a whole number, got '" + v + "'");
+    }
+  }
+}

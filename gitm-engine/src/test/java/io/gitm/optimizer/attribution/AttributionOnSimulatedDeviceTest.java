@@ -1,0 +1,52 @@
+package io.gitm.optimizer.attribution;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gitm.optimizer.Analysis;
+import java.util.EnumSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The detectors on a job where each device fault bites ({@link SyntheticJob}): the injected fault's cause ranks
+ * first, and a fault-free run names no device cause. The sim's ground truth is only the test's, never the analysis's.
+ */
+class AttributionOnSimulatedDeviceTest {
+  static final Set<Cause> DEVICE_CAUSES = EnumSet.of(Cause.THERMAL_THROTTLING, Cause.POWER_THROTTLING,
+      Cause.POWER_BRAKE, Cause.CLOCK_DROP, Cause.CONTENTION, Cause.HOST_LINK_DEGRADED, Cause.MEMORY_DEGRADED);
+
+  @ParameterizedTest(name = "{0} -> {1}")
+  @CsvSource({
+      "power-cap, POWER_THROTTLING",
+      "clock-drop, CLOCK_DROP",
+      "power-brake, POWER_BRAKE",
+      "noisy-neighbour, CONTENTION",
+      "pcie-downgrade, HOST_LINK_DEGRADED",
+      "ecc-retirement, MEMORY_DEGRADED",
+      "uncoalesced, EXCESS_TRAFFIC"})
+  void injectedDeviceFaultRanksFirst(String fault, Cause cause) {
+    for (long seed = 1; seed <= 3; seed++) {
+      Analysis.Result a = SyntheticJob.analyze(fault, seed, 200, 20e9);
+      assertThat(a.hypotheses()).as("%s seed %d: %s", fault, seed, a.hypotheses()).isNotEmpty();
+      assertThat(a.hypotheses().getFirst().cause()).as("%s seed %d: %s", fault, seed, a.hypotheses()).isEqualTo(cause);
+    }
+  }
+
+  @Test
+  void hotInletThrottlesTheClockAfterSecondsAndIsNamedThermal() {
+    // 5 s of simulated time under full compute load: the die passes the slowdown threshold after about 4 s
+    Analysis.Result a = SyntheticJob.analyze("thermal:severity=1", 1, 1200, 200e9);
+    assertThat(a.hypotheses()).isNotEmpty();
+    assertThat(a.hypotheses().getFirst().cause()).as("%s", a.hypotheses()).isEqualTo(Cause.THERMAL_THROTTLING);
+  }
+
+  @Test
+  void faultFreeRunNamesNoDeviceCause() {
+    for (long seed = 1; seed <= 3; seed++) {
+      Analysis.Result a = SyntheticJob.analyze("", seed, 200, 20e9);
+      assertThat(a.hypotheses()).as("seed %d", seed).noneMatch(h -> DEVICE_CAUSES.contains(h.cause()));
+    }
+  }
+}

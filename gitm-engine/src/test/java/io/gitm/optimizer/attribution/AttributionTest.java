@@ -1,0 +1,183 @@
+package io.gitm.optimizer.attribution;
+
+import static io.gitm.optimizer.Records.HW;
+import static io.gitm.optimizer.Records.META;
+import static io.gitm.optimizer.Records.api;
+import static io.gitm.optimizer.Records.kernel;
+import static io.gitm.optimizer.Records.sample;
+import static io.gitm.optimizer.Records.sync;
+import static io.gitm.optimizer.Records.work;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gitm.device.Precision;
+import io.gitm.optimizer.Analysis;
+import io.gitm.trace.ApiKind;
+import io.gitm.trace.MarkerRecord;
+import io.gitm.trace.SyncKind;
+import io.gitm.trace.TraceRecord;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/** The detectors on hand-made traces, one signature at a time. */
+class AttributionTest {
+  @Test
+  void clockReasonBitsNameTheirCausesAndTheSharedSlowdownBitOnlyAlone() {
+    assertThat(Attribution.clockCauses(0x20)).containsExactly(Cause.THERMAL_THROTTLING);
+    assertThat(Attribution.clockCauses(0x40 | 0x8)).containsExactly(Cause.THERMAL_THROTTLING);
+    assertThat(Attribution.clockCauses(0x80 | 0x8)).containsExactly(Cause.POWER_BRAKE);
+    assertThat(Attribution.clockCauses(0x8)).containsExactly(Cause.POWER_BRAKE);
+    assertThat(Attribution.clockCauses(0x4)).containsExactly(Cause.POWER_THROTTLING);
+    assertThat(Attribution.clockCauses(0x2)).containsExactly(Cause.CLOCK_DROP);
+    assertThat(Attribution.clockCauses(0x80 | 0x8 | 0x20)).containsExactly(Cause.POWER_BRAKE,
+        Cause.THERMAL_THROTTLING);
+    assertThat(Attribution.clockCauses(0x1)).isEmpty();
+    assertThat(Attribution.clockCauses(0x10 | 0x100)).isEmpty();
+  }
+
+  /** Twenty 1 ms compute-bound kernels back to back, a sample before each at {@code clock} MHz and reason bits. */
+  private static List<TraceRecord> throttled(double clock, int bits) {
+    List<TraceRecord> t = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      long at = i * 1_001_000L;
+      t.add(sample(0, at, clock, bits));
+      t.add(kernel("gemm", 7, i + 1, at, at + 1_000_000, 1000));
+      t.add(work("gemm", 7, i + 1, at, 1e10, Precision.FP32, 1000));
+    }
+    return t;
+  }
+
+  @Test
+  void aClockHeldAtHalfItsBoostByAClockSettingCostsHalfTheKernelTime() {
+    Analysis.Result a = Analysis.analyze(META, throttled(500, 0x2), HW);
+    assertThat(a.hypotheses()).hasSize(1);
+    Hypothesis h = a.hypotheses().getFirst();
+    assertThat(h.cause()).isEqualTo(Cause.CLOCK_DROP);
+    // 19 sampled intervals, each with 1 ms of kernel at half clock: 9.5 ms lost of a 20.02 ms span
+    assertThat(h.effect()).isBetween(0.47, 0.48);
+    assertThat(h.evidence()).anyMatch(e -> e.kind().equals("telemetry") && e.summary().contains("50% below 1000 MHz"));
+    // the clock never changes in this trace: the Granger test says why it cannot run instead of a silent p-value
+    assertThat(h.evidence()).filteredOn(e -> e.kind().equals("granger")).singleElement()
+        .satisfies(e -> assertThat(e.summary()).contains("not testable").contains("19 intervals"));
+  }
+
+  @Test
+  void aClockThatDropsMidRunGetsATestableGrangerEvidence() {
+    List<TraceRecord> t = new ArrayList<>();
+    SplittableRandom rnd = new SplittableRandom(3);
+    for (int i = 0; i < 120; i++) {
+      long at = i * 1_001_000L;
+      double clock = i < 40 || i >= 80 ? 1000 : 500 + rnd.nextInt(100);
+      t.add(sample(0, at, clock, clock < 1000 ? 0x2 : 0));
+      long dur = (long) (1_000_000 * (1000 / clock) * (0.98 + 0.04 * rnd.nextDouble()));
+      t.add(kernel("gemm", 7, i + 1, at, at + Math.min(dur, 1_000_000), 1000));
+      t.add(work("gemm", 7, i + 1, at, 1e10 * Math.min(1, clock / 1000), Precision.FP32, 1000));
+    }
+    Hypothesis h = Analysis.analyze(META, t, HW).hypotheses().getFirst();
+    assertThat(h.cause()).isEqualTo(Cause.CLOCK_DROP);
+    assertThat(h.evidence()).filteredOn(e -> e.kind().equals("granger")).singleElement()
+        .satisfies(e -> assertThat(e.data()).containsEntry("testable", true).containsKeys("f", "p", "lag"));
+  }
+
+  @Test
+  void aClockAtItsBoostNamesNoClockCauseWhateverTheBits() {
+    assertThat(Analysis.analyze(META, throttled(1000, 0x4), HW).hypotheses()).isEmpty();
+  }
+
+  /** An iteration loop: a kernel, then the host blocked in {@code blocker} (or free for {@code gapNs}), then again. */
+  private static List<TraceRecord> gaps(ApiKind kind, String blocker, long gapNs) {
+    List<TraceRecord> t = new ArrayList<>();
+    long at = 0;
+    long corr = 1;
+    for (int i = 0; i < 30; i++) {
+      long start = at;
+      t.add(api(ApiKind.LAUNCH, "cuLaunchKernel", corr, at, at + 5_000));
+      t.add(kernel("k", 7, corr, at + 5_000, at + 105_000, 100));
+      t.add(work("k", 7, corr++, at, 0, Precision.FP32, 100_000));
+      at += 105_000;
+      if (blocker != null) {
+        t.add(api(kind, blocker, corr++, at, at + gapNs));
+      }
+      at += gapNs;
+      t.add(new MarkerRecord("iteration " + i, 1, start, at));
+    }
+    return t;
+  }
+
+  @Test
+  void aGapTheHostSpentInASlowAllocationIsAnAllocatorStallNotALaunchBoundHost() {
+    Analysis.Result a = Analysis.analyze(META, gaps(ApiKind.ALLOC, "cuMemAllocAsync", 40_000), HW);
+    assertThat(a.hypotheses()).extracting(Hypothesis::cause).containsExactly(Cause.ALLOCATOR_STALL);
+    // 29 gaps of 45 µs (the alloc and the next launch) over about 4.5 ms
+    assertThat(a.hypotheses().getFirst().effect()).isBetween(0.25, 0.32);
+  }
+
+  @Test
+  void aGapTheHostSpentOutsideAnyDriverCallIsALaunchBoundHost() {
+    Analysis.Result a = Analysis.analyze(META, gaps(ApiKind.OTHER, null, 40_000), HW);
+    assertThat(a.hypotheses()).extracting(Hypothesis::cause).containsExactly(Cause.LAUNCH_BOUND_HOST);
+    assertThat(a.hypotheses().getFirst().evidence()).anyMatch(e -> e.summary().contains("29 gaps"));
+  }
+
+  @Test
+  void aPoolServedAllocationIsNoStall() {
+    Analysis.Result a = Analysis.analyze(META, gaps(ApiKind.ALLOC, "cuMemAllocAsync", 1_000), HW);
+    assertThat(a.hypotheses()).isEmpty();
+  }
+
+  @Test
+  void extraWaitsThatDrainTheDeviceAreSynchronousHostCallsBeyondTheFewestPerIteration() {
+    // one-stream loop: every iteration waits once at its end; every third also right after its launch
+    List<TraceRecord> t = new ArrayList<>();
+    long at = 0;
+    long corr = 1;
+    for (int i = 0; i < 30; i++) {
+      long start = at;
+      t.add(api(ApiKind.LAUNCH, "cuLaunchKernel", corr, at, at + 5_000));
+      t.add(kernel("a", 7, corr, at + 5_000, at + 105_000, 100));
+      t.add(work("a", 7, corr++, at, 0, Precision.FP32, 100_000));
+      at += 5_000;
+      if (i % 3 == 0) {
+        t.add(api(ApiKind.SYNC, "cuCtxSynchronize", corr, at, at + 100_000));
+        t.add(sync(SyncKind.CONTEXT, -1, corr++, at, at + 100_000));
+        at += 100_000;
+      }
+      t.add(api(ApiKind.LAUNCH, "cuLaunchKernel", corr, at, at + 5_000));
+      long b = Math.max(at + 5_000, i % 3 == 0 ? at + 5_000 : at + 100_000);
+      t.add(kernel("b", 7, corr, b, b + 20_000, 100));
+      t.add(work("b", 7, corr++, at, 0, Precision.FP32, 20_000));
+      at += 5_000;
+      t.add(api(ApiKind.SYNC, "cuStreamSynchronize", corr, at, b + 20_000));
+      t.add(sync(SyncKind.STREAM, 7, corr++, at, b + 20_000));
+      at = b + 20_000 + 2_000;
+      t.add(new MarkerRecord("iteration " + i, 1, start, at));
+    }
+    Analysis.Result a = Analysis.analyze(META, t, HW);
+    assertThat(a.hypotheses()).extracting(Hypothesis::cause).contains(Cause.SYNCHRONOUS_HOST_CALLS);
+    Hypothesis h = a.hypotheses().stream().filter(x -> x.cause() == Cause.SYNCHRONOUS_HOST_CALLS).findFirst()
+        .orElseThrow();
+    assertThat(h.evidence()).anyMatch(e -> e.summary().startsWith("40 host synchronizations")
+        && e.summary().contains("1 per iteration") && e.summary().contains("10 excess"));
+  }
+
+  @Test
+  void benjaminiHochbergAdjustsUpwardsAndKeepsTheOrder() {
+    double[] adj = Attribution.benjaminiHochberg(new double[] {0.01, 0.04, 0.03, 0.5});
+    assertThat(adj[0]).isEqualTo(0.04);
+    assertThat(adj[2]).isCloseTo(0.04 * 4 / 3.0, org.assertj.core.api.Assertions.within(1e-12));
+    assertThat(adj[1]).isCloseTo(0.04 * 4 / 3.0, org.assertj.core.api.Assertions.within(1e-12));
+    assertThat(adj[3]).isEqualTo(0.5);
+    assertThat(adj[0]).isLessThanOrEqualTo(adj[2]).isLessThanOrEqualTo(adj[1]).isLessThanOrEqualTo(adj[3]);
+  }
+
+  @Test
+  void fewerThanThreeEventsNeverMakeAHypothesis() {
+    List<TraceRecord> t = new ArrayList<>(gaps(ApiKind.OTHER, null, 1_000));
+    // two long host gaps only
+    t.add(api(ApiKind.LAUNCH, "cuLaunchKernel", 900, 10_000_000, 10_005_000));
+    t.add(kernel("k", 7, 900, 10_005_000, 10_105_000, 100));
+    t.add(work("k", 7, 900, 10_000_000, 0, Precision.FP32, 100_000));
+    assertThat(Analysis.analyze(META, t, HW).hypotheses()).isEmpty();
+  }
+}

@@ -1,0 +1,136 @@
+package io.gitm.optimizer.monitor;
+
+import static io.gitm.optimizer.Records.HW;
+import static io.gitm.optimizer.Records.api;
+import static io.gitm.optimizer.Records.kernel;
+import static io.gitm.optimizer.Records.sync;
+import static io.gitm.optimizer.Records.traffic;
+import static io.gitm.optimizer.Records.work;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gitm.device.Precision;
+import io.gitm.planner.Graph;
+import io.gitm.planner.Planner;
+import io.gitm.trace.ApiKind;
+import io.gitm.trace.OverheadKind;
+import io.gitm.trace.OverheadRecord;
+import io.gitm.trace.SyncKind;
+import io.gitm.trace.TraceRecord;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The three invariants, the idle breakdown and the tracer-overhead subtraction on hand-made traces. */
+class MonitorTest {
+  /** {@code n} executions of a 1 MB memory-bound kernel (1 ms at the test bandwidth), every 2 ms, {@code slow} slow. */
+  private static List<TraceRecord> streamKernels(int n, int slow, long slowNs) {
+    List<TraceRecord> t = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      long at = i * 5_000_000L;
+      long dur = i < slow ? slowNs : 1_050_000;
+      t.add(kernel("stream", 7, i + 1, at, at + dur, 1000));
+      t.add(work("stream", 7, i + 1, at, 0, Precision.FP32, 1_000_000));
+    }
+    return t;
+  }
+
+  private static Monitor.Result check(List<TraceRecord> t) {
+    return Monitor.check(Planner.predict(t, HW), t, HW.launchLatencyNs());
+  }
+
+  @Test
+  void aKernelBeyondItsUpperBoundInEnoughExecutionsBreaksTheKernelTimeInvariantWithItsEvidence() {
+    Monitor.Result r = check(streamKernels(20, 4, 3_000_000));
+    assertThat(r.violations()).hasSize(1);
+    Violation v = r.violations().getFirst();
+    assertThat(v.invariant()).isEqualTo(Violation.Invariant.KERNEL_TIME);
+    assertThat(v.subject()).isEqualTo("stream");
+    assertThat(v.count()).isEqualTo(4);
+    assertThat(v.of()).isEqualTo(20);
+    // upper bound: (1 ms + 2.5 µs fixed) x 1.5; the slow ones ran 3 ms
+    assertThat(v.howFar()).isBetween(1.9, 2.1);
+    assertThat(v.excessNs()).isBetween(4 * 1.4e6, 4 * 1.6e6);
+    assertThat(v.examples()).hasSize(4).allMatch(e -> e.contains("kernel 'stream'") && e.contains("corr"));
+    assertThat(r.residualNs()).hasSize(20);
+    assertThat(r.residualNs()[0]).isPositive();
+    assertThat(r.residualNs()[10]).isNegative();
+  }
+
+  @Test
+  void oneSlowExecutionInAHundredIsNotAViolation() {
+    assertThat(check(streamKernels(100, 1, 3_000_000)).violations()).isEmpty();
+  }
+
+  @Test
+  void moreBytesMeasuredThanDeclaredBreakTheMemoryTrafficInvariant() {
+    List<TraceRecord> t = new ArrayList<>(streamKernels(10, 0, 0));
+    for (int i = 0; i < 10; i++) {
+      t.add(traffic(i + 1, i * 5_000_000L, i < 5 ? 4_000_000 : 1_000_000));
+    }
+    Monitor.Result r = check(t);
+    assertThat(r.violations()).extracting(Violation::invariant).containsExactly(Violation.Invariant.MEMORY_TRAFFIC);
+    Violation v = r.violations().getFirst();
+    assertThat(v.count()).isEqualTo(5);
+    assertThat(v.of()).isEqualTo(10);
+    assertThat(v.howFar()).isEqualTo(4.0);
+    assertThat(v.excessNs()).isPositive();
+  }
+
+  @Test
+  void predictedConcurrentWorkThatRanOneAfterTheOtherBreaksTheConcurrencyInvariant() {
+    List<TraceRecord> t = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      long at = i * 10_000_000L;
+      t.add(api(ApiKind.LAUNCH, "cuLaunchKernel", 2 * i + 1, at, at + 5_000));
+      t.add(kernel("a", 7, 2 * i + 1, at + 5_000, at + 1_005_000, 10));
+      t.add(api(ApiKind.LAUNCH, "cuLaunchKernel", 2 * i + 2, at + 5_000, at + 10_000));
+      // issued while "a" runs, on another stream, no wait between them: yet it starts when "a" ends
+      t.add(kernel("b", 8, 2 * i + 2, at + 1_005_000, at + 1_505_000, 10));
+    }
+    Monitor.Result r = check(t);
+    assertThat(r.judgedPairs()).isEqualTo(5);
+    Violation v = r.violations().stream().filter(x -> x.invariant() == Violation.Invariant.STREAM_CONCURRENCY)
+        .findFirst().orElseThrow();
+    assertThat(v.count()).isEqualTo(5);
+    assertThat(v.excessNs()).isEqualTo(5 * 500_000.0);
+    assertThat(v.examples().getFirst()).contains("kernel 'a'").contains("kernel 'b'");
+  }
+
+  @Test
+  void idleTimeSplitsIntoKernelWaitHostWaitAndTheRest() {
+    // threshold: max(5 µs, 4 launch latencies) = 20 µs
+    List<TraceRecord> t = List.of(kernel("k", 7, 1, 0, 100_000, 1), kernel("k", 7, 2, 110_000, 200_000, 1),
+        // a 300 µs gap, 200 µs of it inside a stream synchronization
+        sync(SyncKind.STREAM, 7, 3, 200_000, 400_000), api(ApiKind.SYNC, "cuStreamSynchronize", 3, 200_000, 400_000),
+        kernel("k", 7, 4, 500_000, 600_000, 1),
+        // a 50 µs gap with the host in a stream wait, which does not block it
+        api(ApiKind.SYNC, "cuStreamWaitEvent", 5, 600_000, 650_000), kernel("k", 7, 6, 650_000, 700_000, 1));
+    Monitor.Idle idle = check(t).idle();
+    assertThat(idle.thresholdNs()).isEqualTo(20_000);
+    assertThat(idle.kernelWaitNs()).isEqualTo(10_000);
+    assertThat(idle.hostWaitNs()).isEqualTo(200_000);
+    assertThat(idle.otherNs()).isEqualTo(100_000 + 50_000);
+    assertThat(idle.totalNs()).isEqualTo(360_000);
+  }
+
+  @Test
+  void theTracersOwnTimeIsTakenOutOfIdleGapsBeforeTheyAreJudged() {
+    List<TraceRecord> t = List.of(kernel("k", 7, 1, 0, 100_000, 1), kernel("k", 7, 2, 200_000, 300_000, 1),
+        new OverheadRecord(OverheadKind.BUFFER_FLUSH, 1, 110_000, 195_000));
+    Monitor.Result r = check(t);
+    assertThat(r.idle().overheadNs()).isEqualTo(85_000);
+    // 100 µs gap - 85 µs of tracer time = 15 µs: below the threshold, a kernel wait
+    assertThat(r.idle().kernelWaitNs()).isEqualTo(15_000);
+    assertThat(r.idle().otherNs()).isZero();
+    assertThat(r.busyNs()).isEqualTo(200_000);
+    assertThat(r.spanNs()).isEqualTo(300_000);
+  }
+
+  @Test
+  void anEmptyGraphHasNothingToJudge() {
+    Monitor.Result r = Monitor.check(new Graph(List.of(), 0, List.of(), "test"), List.of(), 5_000);
+    assertThat(r.violations()).isEmpty();
+    assertThat(r.spanNs()).isZero();
+    assertThat(r.idle().totalNs()).isZero();
+  }
+}
