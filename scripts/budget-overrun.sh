@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Measures how far past its wall-clock budget `gitm run` goes: runs hft-lob with a target it cannot reach (so the
-# agent searches until the deadline) for each budget given, and prints budget, elapsed and overrun from each run's
+# Measures how far past its wall-clock budget `gitm run` goes: runs hft-lob with a target it cannot reach, over levers
+# of little effect and with long gates (so the agent is still searching at the deadline), for each budget given, and prints budget, elapsed and overrun from each run's
 # outcome.json. Usage: scripts/budget-overrun.sh [--device sim|nvidia] BUDGET...
 set -euo pipefail
 root=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
@@ -13,7 +13,8 @@ printf '| budget | elapsed s (run) | overrun s (run) | overrun %% | whole comman
 for b in "$@"; do
   t0=$(date +%s%N)
   "${GITM:-$root/gitm}" run --workload hft-lob --budget "$b" --target 99% --device "$device" --scratch "$scratch" \
-    --json > "$scratch/out.json" 2> "$scratch/err.txt" || true
+    --levers stream-priority,l2-persist-window,shared-carveout-max-l1,sched-yield,sched-blocking-sync,cpu-affinity,warmup,occupancy-block-size \
+    --gate-pairs 40 --json > "$scratch/out.json" 2> "$scratch/err.txt" || true
   t1=$(date +%s%N)
   python3 - "$scratch/out.json" "$b" "$(( (t1 - t0) / 1000000 ))" <<'PY'
 import json, sys

@@ -253,7 +253,7 @@ public final class RunLoop {
     }
     // the profile's device is closed: the apply phase opens the device again per setup (scheduling mode, settings)
     int perBlock = req.blockIterations() > 0 ? req.blockIterations() : blockIterations(baseline, req.gate(), plan);
-    Optimizer.Options options = new Optimizer.Options(target.fraction(), perBlock, req.gate(),
+    Optimizer.Options options = new Optimizer.Options(target.fraction(), perBlock, gateFor(req.gate(), baseline, perBlock),
         req.allowDeviceSettings(), req.levers());
     Optimizer.Outcome outcome = null;
     String failure = null;
@@ -412,6 +412,22 @@ public final class RunLoop {
         : (int) Math.floor(applySeconds / 12 / blocksPerGate / wallPerIteration);
     return Math.clamp(Math.min(byDevice, byWall), 2, 200);
   }
+
+  /**
+   * The gate's options with the watchdog sized to the job: a block that takes {@link #HANG_FACTOR} times its expected
+   * wall time (at least {@link #MIN_BLOCK_TIMEOUT}) is a hang. This also bounds how far past the budget a run can go
+   * when a block hangs at the deadline; otherwise the agent starts no trial, and the gate no block, that would not
+   * finish in time.
+   */
+  static Gate.Options gateFor(Gate.Options g, Profiler.Baseline b, int perBlock) {
+    double expected = b.wallSeconds() / Math.max(1, b.iterations()) * perBlock;
+    Duration timeout = Duration.ofMillis(Math.round(1000 * Math.max(MIN_BLOCK_TIMEOUT.toMillis() / 1000.0,
+        HANG_FACTOR * expected)));
+    return timeout.compareTo(g.blockTimeout()) < 0 ? g.withBlockTimeout(timeout) : g;
+  }
+
+  static final double HANG_FACTOR = 20;
+  static final Duration MIN_BLOCK_TIMEOUT = Duration.ofSeconds(10);
 
   /** Device time a gate block should cover. */
   static final double BLOCK_DEVICE_NS = 50_000_000;
