@@ -15,7 +15,7 @@ echo "== gitm levers --workload hft-lob --device nvidia"
 gitm levers --workload hft-lob --device nvidia | tee "$out/levers.txt" || rc=1
 echo "== gitm levers --measure --device nvidia --json"
 t0=$(date +%s)
-gitm levers --workload hft-lob --device nvidia --measure --block-iterations "${GITM_LEVER_BLOCK:-30}" --json \
+gitm levers --workload hft-lob --device nvidia --measure --block-iterations "${GITM_LEVER_BLOCK:-40}" --gate-pairs "${GITM_LEVER_PAIRS:-12}" --json \
   > "$out/levers-measured.json" 2> "$out/levers-measured.err" || rc=1
 echo "measured in $(( $(date +%s) - t0 )) s"; tail -n 5 "$out/levers-measured.err"
 python3 - "$out/levers-measured.json" <<'PY' | tee "$out/levers-measured.md"

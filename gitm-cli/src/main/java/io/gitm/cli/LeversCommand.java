@@ -45,7 +45,7 @@ final class LeversCommand implements Callable<Integer> {
   @Option(names = "--levers", split = ",", paramLabel = "ID", description = "Only these levers.")
   List<String> only;
 
-  @Option(names = "--block-iterations", paramLabel = "N", defaultValue = "20",
+  @Option(names = "--block-iterations", paramLabel = "N", defaultValue = "32",
       description = "Iterations per gate block (default: ${DEFAULT-VALUE}).")
   int blockIterations;
 

@@ -241,6 +241,11 @@ public final class Agent {
     private final double tolerance;
     private final Map<TrialRecord.Key, TrialRecord> earlier = new HashMap<>();
     private final List<Candidate> usable = new ArrayList<>();
+    /**
+     * Candidates that do not apply to the first anchor but may to a later one (a lever whose precondition is another
+     * lever, e.g. graph capture after pinned memory and preallocation): checked again whenever the anchor moves.
+     */
+    private final List<Candidate> deferred = new ArrayList<>();
     private final Map<String, String> notTried = new LinkedHashMap<>();
     private final List<TrialRecord> trials = new ArrayList<>();
     private final List<Candidate> kept = new ArrayList<>();
@@ -293,6 +298,10 @@ public final class Agent {
           usable.add(c);
         } else {
           notTried.put(c.id(), why);
+          if (c.lever().safety() != null
+              && (c.lever().safety() != SafetyClass.C || context.allowDeviceSettings())) {
+            deferred.add(c);
+          }
         }
       }
     }
@@ -304,24 +313,19 @@ public final class Agent {
       }
       double minGain = options.gate().minGain();
       double trialSeconds = Math.max(1, options.expectedTrial().toNanos() / 1e9);
-      List<Candidate> ranked = new ArrayList<>(usable);
-      ranked.sort(Comparator.<Candidate>comparingDouble(
+      Comparator<Candidate> order = Comparator.<Candidate>comparingDouble(
               c -> -(c.predictedGain() - 1) * c.chanceOfGain(minGain) / (trialSeconds + extraCost(List.of(c))))
-          .thenComparing(c -> -c.predictedGain()).thenComparing(Candidate::id));
-
-      for (Candidate c : ranked) {
-        if (stopped != null) {
-          break;
-        }
-        if (targetReached() && c.chanceOfGain(minGain) < options.promisingChance()) {
-          skippedForTarget = true;
-          notTried.put(c.id(), "target reached and its chance of a gain is below "
-              + percent(options.promisingChance()));
-          continue;
-        }
-        attempt(Kind.SINGLE, List.of(c));
-      }
+          .thenComparing(c -> -c.predictedGain()).thenComparing(Candidate::id);
+      List<Candidate> ranked = new ArrayList<>(usable);
+      ranked.sort(order);
+      singles(ranked, order, minGain);
       pairs();
+      // pairs may have moved the anchor far enough for deferred levers to apply: a last pass of singles for them
+      List<Candidate> late = nowApplicable();
+      if (!late.isEmpty() && stopped == null) {
+        late.sort(order);
+        singles(late, order, minGain);
+      }
       confirm();
       if (stopped != null) {
         return result(stopped, stopDetail);
@@ -335,6 +339,43 @@ public final class Agent {
       }
       return result(StopReason.EXHAUSTED, "every candidate tried; target " + percent(options.target())
           + " not reached");
+    }
+
+    /** Deferred candidates that apply to the anchor now, taken out of the deferred list. */
+    private List<Candidate> nowApplicable() {
+      List<Candidate> out = new ArrayList<>();
+      for (java.util.Iterator<Candidate> it = deferred.iterator(); it.hasNext(); ) {
+        Candidate d = it.next();
+        if (whyNot(d.lever()) == null) {
+          it.remove();
+          notTried.remove(d.id());
+          out.add(d);
+        }
+      }
+      return out;
+    }
+
+    /** Tries each of {@code ranked} alone, in order; levers that start to apply as the anchor moves join in. */
+    private void singles(List<Candidate> ranked, Comparator<Candidate> order, double minGain) {
+      while (!ranked.isEmpty()) {
+        Candidate c = ranked.removeFirst();
+        if (stopped != null) {
+          break;
+        }
+        if (targetReached() && c.chanceOfGain(minGain) < options.promisingChance()) {
+          skippedForTarget = true;
+          notTried.put(c.id(), "target reached and its chance of a gain is below "
+              + percent(options.promisingChance()));
+          continue;
+        }
+        Setup before = anchor;
+        attempt(Kind.SINGLE, List.of(c));
+        if (!anchor.equals(before) && !deferred.isEmpty()) {
+          // the anchor moved: levers whose preconditions it now meets join the ranking
+          ranked.addAll(nowApplicable());
+          ranked.sort(order);
+        }
+      }
     }
 
     /**

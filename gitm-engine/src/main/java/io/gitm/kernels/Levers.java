@@ -82,12 +82,15 @@ public final class Levers {
         + ", " + KernelVariant.PREFIX + "<family>=<variant>");
   }
 
-  /** {@link #all()} and one lever per kernel variant the context's workload ships. */
+  /** {@link #all()} and one lever per kernel variant the context's workload ships besides each family's default. */
   public static List<Lever> candidates(LeverContext context) {
     List<Lever> out = new ArrayList<>(FIXED);
     if (context.workload() != null) {
       for (var e : new java.util.TreeMap<>(context.workload().kernelVariants()).entrySet()) {
-        for (String v : new java.util.LinkedHashSet<>(e.getValue())) {
+        // the first variant is the family's default, which the shipped setup already runs: choosing it again would
+        // only undo another variant the gate kept
+        for (String v : new java.util.LinkedHashSet<>(e.getValue().subList(Math.min(1, e.getValue().size()),
+            e.getValue().size()))) {
           out.add(new KernelVariant(e.getKey(), v));
         }
       }

@@ -112,12 +112,9 @@ public final class Optimizer {
       if (!options.onlyLevers().isEmpty() && !options.onlyLevers().contains(l.id())) {
         continue;
       }
-      Lever.Applicability a = l.check(context);
-      if (a.applies()) {
-        levers.add(l);
-      } else {
-        notApplicable.put(l.id(), a.reason());
-      }
+      // a lever that does not apply to the shipped setup may apply once another is kept (graph capture after
+      // pinned memory and preallocation): the agent checks each against its anchor as the anchor moves
+      levers.add(l);
     }
     Optional<Counterfactual> cf = Counterfactual.of(trace, replaySpec);
     Map<String, Counterfactual.Prediction> predictions = new java.util.LinkedHashMap<>();
@@ -139,7 +136,9 @@ public final class Optimizer {
     candidates.sort(Comparator.comparingDouble(Candidate::predictedGain).reversed());
     Qualification q = Qualification.of(analysis, candidates, options.target());
     used.put(Phase.RANK, since(wall, t));
-    events.phaseEnded(Phase.RANK, used.get(Phase.RANK), candidates.size() + " applicable levers ranked"
+    long applicable = levers.stream().filter(l -> l.check(context).applies()).count();
+    events.phaseEnded(Phase.RANK, used.get(Phase.RANK), candidates.size() + " levers ranked (" + applicable
+        + " apply to the shipped setup, the rest may once others are kept)"
         + (cf.isPresent() ? " by counterfactual replay" : " by prior (no replay: the trace has no host calls)")
         + "; " + q.summary());
 
@@ -156,6 +155,7 @@ public final class Optimizer {
           completed);
     }
     used.put(Phase.APPLY, since(wall, t));
+    notApplicable.putAll(result.notTried());
     events.phaseEnded(Phase.APPLY, used.get(Phase.APPLY), result.detail());
     return new Outcome(analysis, candidates, predictions, cf.map(Counterfactual::modelError).orElse(Double.NaN), q,
         result, used, notApplicable);

@@ -400,7 +400,7 @@ public final class RunLoop {
   /**
    * Iterations per gate block: enough for a block to cover {@link #BLOCK_DEVICE_NS} of the job's time (so launch
    * jitter averages out), but few enough that a gate takes at most a twelfth of the apply window in wall time (so
-   * the agent has room for a dozen trials); between 2 and 200.
+   * the agent has room for a dozen trials); between 4 and 200, a multiple of 4.
    */
   static int blockIterations(Profiler.Baseline b, Gate.Options gate, PhasePlan plan) {
     double p50Ns = Math.max(1_000, b.latency().p50() * 1e6);
@@ -410,7 +410,9 @@ public final class RunLoop {
     double applySeconds = plan.window(Phase.APPLY).length().toMillis() / 1000.0;
     int byWall = wallPerIteration <= 0 ? Integer.MAX_VALUE
         : (int) Math.floor(applySeconds / 12 / blocksPerGate / wallPerIteration);
-    return Math.clamp(Math.min(byDevice, byWall), 2, 200);
+    // a multiple of 4, so that a block holds whole device batches when 2 or 4 input batches are coalesced
+    int n = Math.clamp(Math.min(byDevice, byWall), 4, 200);
+    return (n + 3) / 4 * 4;
   }
 
   /**

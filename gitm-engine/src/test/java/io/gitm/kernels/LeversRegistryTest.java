@@ -37,11 +37,13 @@ class LeversRegistryTest {
   }
 
   @Test
-  void kernelVariantLeversComeFromTheWorkloadsShippedVariants() {
+  void kernelVariantLeversComeFromTheWorkloadsShippedVariantsBesidesTheDefault() {
     LeverContext c = Contexts.hft(Setup.shipped());
     Set<String> variants = Levers.candidates(c).stream().map(Lever::id).filter(i -> i.startsWith("kernel-variant:"))
         .collect(Collectors.toSet());
-    assertThat(variants).containsExactlyInAnyOrder("kernel-variant:lob_book=thread", "kernel-variant:lob_book=warp");
+    // 'thread' is lob_book's default: a lever choosing it would only undo 'warp'
+    assertThat(variants).containsExactly("kernel-variant:lob_book=warp");
+    assertThat(Levers.byId("kernel-variant:lob_book=thread")).isEqualTo(new KernelVariant("lob_book", "thread"));
     assertThat(Levers.byId("kernel-variant:lob_book=warp")).isEqualTo(new KernelVariant("lob_book", "warp"));
     assertThat(Levers.candidates(Contexts.process(Contexts.REAL_H200, Setup.shipped()))).isEqualTo(Levers.all());
   }
