@@ -394,6 +394,33 @@ public final class Agent {
               open.get(i).getValue().and(open.get(j).getValue())));
         }
       }
+      // a deferred lever whose precondition an inconclusive one meets (graph capture needs asynchronous copies, which
+      // alone gain little): the two together, the enabler first
+      for (Map.Entry<Candidate, Belief> e : open) {
+        Setup with;
+        try {
+          with = e.getKey().lever().apply(anchor, context.withSetup(anchor));
+        } catch (RuntimeException ex) {
+          continue;
+        }
+        if (with == null) {
+          continue;
+        }
+        for (Candidate d : deferred) {
+          if (banned.contains(d.id())) {
+            continue;
+          }
+          Lever.Applicability a;
+          try {
+            a = d.lever().check(context.withSetup(with));
+          } catch (RuntimeException ex) {
+            continue;
+          }
+          if (a != null && a.applies()) {
+            pairs.add(new Pair(e.getKey(), d, e.getValue().and(new Belief(d.predictedGain(), d.uncertainty()))));
+          }
+        }
+      }
       pairs.sort(Comparator.comparingDouble((Pair p) -> -p.a().predictedGain() * p.b().predictedGain())
           .thenComparingDouble(p -> -p.belief().gain()).thenComparing(p -> p.a().id()).thenComparing(p -> p.b().id()));
       double minGain = options.gate().minGain();
@@ -412,6 +439,10 @@ public final class Agent {
         String basis = p.a().basis() + "+" + p.b().basis() + "+measured";
         if (attempt(Kind.PAIR, List.of(p.a(), p.b()), p.belief().gain(), basis) != null) {
           tried++;
+          if (kept.contains(p.b())) {
+            deferred.remove(p.b());
+            notTried.remove(p.b().id());
+          }
         }
       }
     }

@@ -15,8 +15,17 @@ import java.util.TreeMap;
  * needs the device reopened marks the environment (so its setup cannot be open beside the anchor); any other marks
  * the configuration's kernel variants.
  */
-record SyntheticLever(String id, SafetyClass safety, boolean reopen, boolean applies, double trialCostSeconds)
-    implements Lever {
+record SyntheticLever(String id, SafetyClass safety, boolean reopen, boolean applies, double trialCostSeconds,
+    String needs) implements Lever {
+  SyntheticLever(String id, SafetyClass safety, boolean reopen, boolean applies, double trialCostSeconds) {
+    this(id, safety, reopen, applies, trialCostSeconds, null);
+  }
+
+  /** A lever that applies only once lever {@code first} is in the setup (as graph capture needs async copies). */
+  static SyntheticLever needing(String id, String first) {
+    return new SyntheticLever(id, SafetyClass.A, false, true, 0, first);
+  }
+
   static final String VARIANT = "lever:";
   static final String ENV = "GITM_SYNTHETIC_";
 
@@ -57,6 +66,9 @@ record SyntheticLever(String id, SafetyClass safety, boolean reopen, boolean app
 
   @Override
   public Applicability check(LeverContext context) {
+    if (needs != null && !SyntheticJob.levers(context.setup()).contains(needs)) {
+      return Applicability.no("synthetic lever " + id + " needs " + needs + " first");
+    }
     return applies ? Applicability.yes("synthetic") : Applicability.no("synthetic lever " + id + " never applies");
   }
 
