@@ -57,10 +57,15 @@ final class RealJobHarness {
   record Args(ManagedScenario.Options scenario, Settings settings, double target, Path json, Path tempData) {}
 
   static void run(String[] argv, PrintStream out, PrintStream err) {
+    run(argv, System.getenv(), out, err);
+  }
+
+  /** @param env where {@code GITM_SCRATCH} is looked up */
+  static void run(String[] argv, Map<String, String> env, PrintStream out, PrintStream err) {
     Ticker wall = Ticker.system();
     long t0 = wall.nanos();
     Instant started = Instant.now().truncatedTo(ChronoUnit.SECONDS);
-    Args args = parse(argv, System.getenv());
+    Args args = parse(argv, env);
     try {
       ManagedScenario.Prepared p = ManagedScenario.prepare(args.scenario());
       Settings s = args.settings();

@@ -95,8 +95,8 @@ class RealJobHarnessTest {
     RealJobHarness.run(new String[] {"--workload", "hft-lob", "--device", "sim", "--instruments", "40",
         "--book-messages", "6000", "--batch-messages", "700", "--levers", "pool-allocation,warmup",
         "--block-iterations", "4", "--repeats", "1", "--random-budget", "3", "--gate-pairs", "4",
-        "--profile-iterations", "5", "--json", json.toString()}, new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
+        "--profile-iterations", "5", "--json", json.toString()}, Map.of(),
+        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
 
     String text = out.toString(StandardCharsets.UTF_8);
     assertThat(text).contains("| agent, median of 1 runs |", "| random search, median of 1 runs of at most 3 trials |",
