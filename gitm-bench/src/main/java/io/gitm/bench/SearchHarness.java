@@ -35,6 +35,8 @@ import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.DoubleUnaryOperator;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
@@ -46,7 +48,8 @@ import java.util.function.ToDoubleFunction;
  * <p>{@code java -cp gitm-bench/target/gitm-bench.jar io.gitm.bench.SearchHarness [--scenarios N] [--seed S]
  * [--only K] [--repeats R] [--random-budget B]} runs it on seeded synthetic scenarios and prints a Markdown table.
  * {@link #compare(Scenario, Settings)} takes any job and levers (a managed workload on the simulated device, say),
- * with or without a ground truth.
+ * with or without a ground truth. {@code SearchHarness --workload hft-lob --device sim|nvidia ...} runs it on a real
+ * managed job ({@link RealJobHarness}).
  *
  * <p>In a synthetic scenario the job's time is a fixed part plus three cause components; a lever scales one
  * component (below 1 helps, above 1 harms), levers on the same component compose multiplicatively (diminishing
@@ -62,7 +65,8 @@ public final class SearchHarness {
   /**
    * One comparison's input.
    *
-   * @param jobs a fresh job for each method (each run of random search gets its own)
+   * @param jobs a fresh job for each method (each run of random search gets its own); a job that is
+   *     {@link AutoCloseable} is closed when its method is done with it
    * @param anchor the setup the job ships with
    * @param levers every lever the methods may use
    * @param predictions the agent's candidates; levers without one get an uninformative prior (1.05 ± 0.10)
@@ -88,26 +92,55 @@ public final class SearchHarness {
       predictions = List.copyOf(predictions);
       description = description == null ? "" : description;
     }
+
+    /** This scenario asking for {@code t} instead. */
+    public Scenario withTarget(double t) {
+      return new Scenario(name, description, jobs, anchor, levers, predictions, context, t, truth);
+    }
   }
 
   /**
    * How the comparison runs.
    *
-   * @param gate the gate every method uses
+   * @param gate the gate the agent and random search use (and, without a ground truth, the one that re-measures each
+   *     method's final setup against the original)
+   * @param oracleGate the gate the oracle measures every combination with: the same as {@code gate} unless made
+   *     cheaper for a real job
    * @param repeats independent runs of the agent and of random search, each on a fresh job (fresh noise); each
    *     method is reported by the median of its runs
    * @param randomBudget trials each random-search run may use
    * @param seed seeds the random search
    */
-  public record Settings(Gate.Options gate, int repeats, int randomBudget, long seed) {
+  public record Settings(Gate.Options gate, Gate.Options oracleGate, int repeats, int randomBudget, long seed) {
     public Settings {
-      if (gate == null || repeats < 1 || randomBudget < 1) {
+      if (gate == null || oracleGate == null || repeats < 1 || randomBudget < 1) {
         throw new IllegalArgumentException("settings need gate options, >= 1 repeat and a random budget >= 1");
       }
     }
 
+    /** Settings whose oracle uses the same gate as the other methods. */
+    public Settings(Gate.Options gate, int repeats, int randomBudget, long seed) {
+      this(gate, gate, repeats, randomBudget, seed);
+    }
+
     public static Settings defaults() {
       return new Settings(Gate.Options.defaults(), 21, 400, 1);
+    }
+
+    public Settings withRepeats(int r) {
+      return new Settings(gate, oracleGate, r, randomBudget, seed);
+    }
+
+    public Settings withRandomBudget(int b) {
+      return new Settings(gate, oracleGate, repeats, b, seed);
+    }
+
+    public Settings withSeed(long s) {
+      return new Settings(gate, oracleGate, repeats, randomBudget, s);
+    }
+
+    public Settings withOracleGate(Gate.Options g) {
+      return new Settings(gate, g, repeats, randomBudget, seed);
     }
   }
 
@@ -115,35 +148,64 @@ public final class SearchHarness {
    * What one method reached: the medians over its runs.
    *
    * @param speedup the true improvement factor of the final setup (measured, when the truth is unknown)
+   * @param remeasured without a ground truth, the final setup's gain measured once more against the original by a
+   *     gate of its own after the method ended (NaN with a ground truth, or when every re-measurement failed)
    * @param trials gate trials used
    * @param trialsToTarget trials after which the setup first met the target; -1 when the median run never did
    *     (runs that never did count as never)
    * @param reached how many runs met the target
    * @param runs how many runs there were
    */
-  public record Outcome(double speedup, int trials, int trialsToTarget, int reached, int runs) {
+  public record Outcome(double speedup, double remeasured, int trials, int trialsToTarget, int reached, int runs) {
     static Outcome median(List<Run> runs) {
       int[] toTarget = runs.stream().mapToInt(r -> r.trialsToTarget() < 0 ? Integer.MAX_VALUE : r.trialsToTarget())
           .sorted().toArray();
       int m = toTarget[(toTarget.length - 1) / 2];
       return new Outcome(SearchHarness.median(runs.stream().mapToDouble(Run::speedup).toArray()),
+          SearchHarness.median(runs.stream().mapToDouble(Run::remeasured).filter(Double::isFinite).toArray()),
           (int) Math.round(SearchHarness.median(runs.stream().mapToDouble(Run::trials).toArray())),
           m == Integer.MAX_VALUE ? -1 : m, (int) runs.stream().filter(r -> r.trialsToTarget() >= 0).count(),
           runs.size());
     }
   }
 
-  /** One run of one method. */
-  record Run(double speedup, int trials, int trialsToTarget) {}
+  /**
+   * One run of one method.
+   *
+   * @param speedup as in {@link Outcome#speedup()}
+   * @param remeasured as in {@link Outcome#remeasured()}, for this run
+   * @param levers the levers of the final setup
+   * @param detail one line on how the run ended
+   * @param log the agent's trials, one line each (empty for the other methods)
+   */
+  public record Run(double speedup, double remeasured, int trials, int trialsToTarget, List<String> levers,
+      String detail, List<String> log) {
+    public Run {
+      levers = List.copyOf(levers);
+      log = List.copyOf(log);
+    }
+  }
+
+  /** One combination the oracle measured against the original setup. */
+  public record Measured(List<String> levers, Verdict.Outcome outcome, double gain, double ciLow, double ciHigh,
+      double pValue, double seconds) {
+    public Measured {
+      levers = List.copyOf(levers);
+    }
+  }
 
   /**
    * A scenario's comparison.
    *
    * @param randomAtAgentTrials the median speedup random search had after as many trials as the agent's median run
    * @param agentStops why the agent's runs stopped, by reason
+   * @param oracleTrials every combination the oracle measured, in the order measured
+   * @param agentSeconds wall time of all the agent's runs (re-measurements included), likewise for the others
    */
   public record Comparison(Scenario scenario, Outcome agent, Outcome random, Outcome oracle,
-      double randomAtAgentTrials, Map<Agent.StopReason, Integer> agentStops) {
+      double randomAtAgentTrials, Map<Agent.StopReason, Integer> agentStops, List<Run> agentRuns,
+      List<Run> randomRuns, Run oracleRun, List<Measured> oracleTrials, double agentSeconds, double randomSeconds,
+      double oracleSeconds) {
     /** Agent speedup / oracle speedup. */
     public double speedupShare() {
       return agent.speedup() / oracle.speedup();
@@ -166,31 +228,77 @@ public final class SearchHarness {
   }
 
   public static Comparison compare(Scenario s, Settings settings) {
+    return compare(s, settings, null, line -> {});
+  }
+
+  /**
+   * @param targetFromOracle when not null, the oracle runs first and the scenario's target becomes this function of
+   *     the oracle's speedup (for a real job, whose best gain is not known beforehand); else the agent runs first,
+   *     then the oracle, then random search
+   * @param progress told a line after each run (and every few oracle trials)
+   */
+  static Comparison compare(Scenario s, Settings settings, DoubleUnaryOperator targetFromOracle,
+      Consumer<String> progress) {
+    Ticker wall = Ticker.system();
+    OracleRun oracle = null;
+    long oracleNanos = 0;
+    if (targetFromOracle != null) {
+      long t = wall.nanos();
+      oracle = oracle(s, settings, progress);
+      oracleNanos = wall.nanos() - t;
+      s = s.withTarget(targetFromOracle.applyAsDouble(oracle.run().speedup()));
+      progress.accept(String.format(Locale.ROOT, "target %.0f%%, from the oracle's best %.3f", 100 * s.target(),
+          oracle.run().speedup()));
+    }
+    long t = wall.nanos();
     List<Run> agentRuns = new ArrayList<>();
     Map<Agent.StopReason, Integer> stops = new TreeMap<>();
     for (int r = 0; r < settings.repeats(); r++) {
-      Agent.Result result = new Agent(Ticker.system(), Agent.Options.defaults().withGate(settings.gate())
-          .withTarget(s.target())).optimize(s.jobs().get(), s.anchor(), candidates(s), s.context(), Long.MAX_VALUE,
-          Agent.Listener.none(), List.of());
-      agentRuns.add(agentRun(s, result));
-      stops.merge(result.stopReason(), 1, Integer::sum);
-      if (r == 0 && Boolean.getBoolean("gitm.harness.verbose")) {
-        for (TrialRecord t : result.trials()) {
-          System.err.printf(Locale.ROOT, "  %s #%d %s %s on %s: %s (predicted %.3f %s; true %.3f)%n", s.name(),
-              t.index(), t.kind(), t.levers(), t.anchorLevers(), t.verdict().outcome(), t.predictedGain(),
-              t.basis(), s.truth() == null ? Double.NaN : s.truth().applyAsDouble(t.candidate()));
+      Job job = s.jobs().get();
+      try {
+        Agent.Result result = new Agent(Ticker.system(), Agent.Options.defaults().withGate(settings.gate())
+            .withTarget(s.target())).optimize(job, s.anchor(), candidates(s), s.context(), Long.MAX_VALUE,
+            Agent.Listener.none(), List.of());
+        Run run = agentRun(s, settings, job, result);
+        agentRuns.add(run);
+        stops.merge(result.stopReason(), 1, Integer::sum);
+        progress.accept(String.format(Locale.ROOT, "agent run %d/%d: %.3f (re-measured %.3f) in %d trials, %s",
+            r + 1, settings.repeats(), run.speedup(), run.remeasured(), run.trials(), run.detail()));
+        if (r == 0 && Boolean.getBoolean("gitm.harness.verbose")) {
+          for (TrialRecord tr : result.trials()) {
+            System.err.printf(Locale.ROOT, "  %s #%d %s %s on %s: %s (predicted %.3f %s; true %.3f)%n", s.name(),
+                tr.index(), tr.kind(), tr.levers(), tr.anchorLevers(), tr.verdict().outcome(), tr.predictedGain(),
+                tr.basis(), s.truth() == null ? Double.NaN : s.truth().applyAsDouble(tr.candidate()));
+          }
         }
+      } finally {
+        close(job);
       }
     }
     Outcome agent = Outcome.median(agentRuns);
-    Outcome oracle = oracle(s, settings);
+    long agentNanos = wall.nanos() - t;
+    if (oracle == null) {
+      t = wall.nanos();
+      oracle = oracle(s, settings, progress);
+      oracleNanos = wall.nanos() - t;
+    }
+    Run best = oracle.run();
+    int all = oracle.trials().size();
+    Run oracleRun = new Run(best.speedup(), best.remeasured(), all, best.speedup() >= 1 + s.target() ? all : -1,
+        best.levers(), best.detail(), List.of());
+    t = wall.nanos();
     List<Run> randomRuns = new ArrayList<>();
     List<Double> atAgentTrials = new ArrayList<>();
     for (int r = 0; r < settings.repeats(); r++) {
-      randomRuns.add(random(s, settings, settings.seed() * 7919 + r, agent.trials(), atAgentTrials));
+      Run run = random(s, settings, settings.seed() * 7919 + r, agent.trials(), atAgentTrials);
+      randomRuns.add(run);
+      progress.accept(String.format(Locale.ROOT, "random run %d/%d: %.3f (re-measured %.3f) in %d trials, %s",
+          r + 1, settings.repeats(), run.speedup(), run.remeasured(), run.trials(), run.detail()));
     }
-    return new Comparison(s, agent, Outcome.median(randomRuns), oracle,
-        median(atAgentTrials.stream().mapToDouble(d -> d).toArray()), stops);
+    long randomNanos = wall.nanos() - t;
+    return new Comparison(s, agent, Outcome.median(randomRuns), Outcome.median(List.of(oracleRun)),
+        median(atAgentTrials.stream().mapToDouble(d -> d).toArray()), stops, agentRuns, randomRuns, oracleRun,
+        oracle.trials(), agentNanos / 1e9, randomNanos / 1e9, oracleNanos / 1e9);
   }
 
   private static List<Candidate> candidates(Scenario s) {
@@ -199,7 +307,7 @@ public final class SearchHarness {
     return s.levers().stream().map(l -> predicted.getOrDefault(l.id(), Candidate.prior(l, 1.05, 0.10))).toList();
   }
 
-  private static Run agentRun(Scenario s, Agent.Result result) {
+  private static Run agentRun(Scenario s, Settings settings, Job job, Agent.Result result) {
     double final_ = s.truth() == null ? result.totalGain() : s.truth().applyAsDouble(result.anchor());
     int toTarget = -1;
     if (final_ >= 1 + s.target()) {
@@ -216,30 +324,64 @@ public final class SearchHarness {
         }
       }
     }
-    return new Run(final_, result.trials().size(), toTarget);
+    List<Lever> kept = s.levers().stream().filter(l -> result.keptLevers().contains(l.id())).toList();
+    List<String> log = result.trials().stream().map(t -> String.format(Locale.ROOT, "#%d %s %s on %s, predicted "
+        + "%.3f (%s): %s: %s", t.index(), t.kind().name().toLowerCase(Locale.ROOT), t.levers(), t.anchorLevers(),
+        t.predictedGain(), t.basis(), t.verdict().outcome().name().toLowerCase(Locale.ROOT), t.verdict().detail()))
+        .toList();
+    return new Run(final_, remeasure(s, settings, job, result.anchor(), kept), result.trials().size(), toTarget,
+        result.keptLevers(), result.stopReason().name().toLowerCase(Locale.ROOT).replace('_', ' ') + ", kept "
+            + result.keptLevers(), log);
   }
 
-  /** Every non-empty combination gated against the original; the best one that stayed safe. */
-  private static Outcome oracle(Scenario s, Settings settings) {
-    Gate gate = new Gate(Ticker.system(), settings.gate());
+  /** The result of the oracle: its best combination and every trial. */
+  private record OracleRun(Run run, List<Measured> trials) {}
+
+  /**
+   * Every non-empty combination gated against the original; the best one that stayed safe (by its true speedup, or
+   * without a ground truth by its measured gain, which is then re-measured once).
+   */
+  private static OracleRun oracle(Scenario s, Settings settings, Consumer<String> progress) {
+    Gate gate = new Gate(Ticker.system(), settings.oracleGate());
     Job job = s.jobs().get();
-    int n = s.levers().size();
-    double best = 1;
-    for (int mask = 1; mask < 1 << n; mask++) {
-      List<Lever> subset = subset(s.levers(), mask);
-      Setup candidate = apply(s, subset);
-      if (candidate == null) {
-        continue;
+    try {
+      int n = s.levers().size();
+      int combinations = (1 << n) - 1;
+      double best = 1;
+      int bestMask = 0;
+      Setup bestSetup = s.anchor();
+      List<Measured> trials = new ArrayList<>();
+      for (int mask = 1; mask <= combinations; mask++) {
+        List<Lever> subset = subset(s.levers(), mask);
+        List<String> ids = subset.stream().map(Lever::id).toList();
+        Setup candidate = apply(s, subset);
+        if (candidate == null) {
+          trials.add(new Measured(ids, Verdict.Outcome.SETUP_REFUSED, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
+              0));
+          continue;
+        }
+        Verdict v = gate.judge(job, s.anchor(), candidate, safety(subset), tolerance(s));
+        trials.add(new Measured(ids, v.outcome(), v.gain(), v.ciLow(), v.ciHigh(), v.pValue(), v.wallNanos() / 1e9));
+        if (!v.outcome().failure()) {
+          double speedup = s.truth() == null ? v.gain() : s.truth().applyAsDouble(candidate);
+          if (speedup > best) {
+            best = speedup;
+            bestMask = mask;
+            bestSetup = candidate;
+          }
+        }
+        if (s.truth() == null && (mask % 32 == 0 || mask == combinations)) {
+          progress.accept(String.format(Locale.ROOT, "oracle %d/%d combinations, best so far %.3f %s", mask,
+              combinations, best, ids(subset(s.levers(), bestMask))));
+        }
       }
-      Verdict v = gate.judge(job, s.anchor(), candidate, safety(subset), s.context().workload() == null ? 0
-          : s.context().workload().outputTolerance());
-      if (v.outcome().failure()) {
-        continue;
-      }
-      double speedup = s.truth() == null ? v.gain() : s.truth().applyAsDouble(candidate);
-      best = Math.max(best, speedup);
+      List<Lever> bestLevers = subset(s.levers(), bestMask);
+      double remeasured = remeasure(s, settings, job, bestSetup, bestLevers);
+      return new OracleRun(new Run(best, remeasured, combinations, -1, ids(bestLevers), "best of " + combinations
+          + " combinations", List.of()), trials);
+    } finally {
+      close(job);
     }
-    return new Outcome(best, (1 << n) - 1, best >= 1 + s.target() ? (1 << n) - 1 : -1, 1, 1);
   }
 
   /**
@@ -249,45 +391,84 @@ public final class SearchHarness {
   private static Run random(Scenario s, Settings settings, long seed, int agentTrials, List<Double> atAgent) {
     Gate gate = new Gate(Ticker.system(), settings.gate());
     Job job = s.jobs().get();
-    SplittableRandom random = new SplittableRandom(seed);
-    int n = s.levers().size();
-    Set<Integer> drawn = new HashSet<>();
-    int bestMask = 0;
-    Setup best = s.anchor();
-    double bestSpeedup = 1;
-    double chained = 1;
-    int toTarget = -1;
-    int trials = 0;
-    for (; trials < settings.randomBudget() && drawn.size() < (1 << n) - 1; trials++) {
-      if (trials == agentTrials) {
-        atAgent.add(bestSpeedup);
-      }
-      int mask;
-      do {
-        mask = random.nextInt(1 << n);
-      } while (mask == 0 || !drawn.add(mask));
-      List<Lever> subset = subset(s.levers(), mask);
-      Setup candidate = apply(s, subset);
-      if (candidate == null) {
-        continue;
-      }
-      List<Lever> changed = subset(s.levers(), mask ^ bestMask);
-      Verdict v = gate.judge(job, best, candidate, safety(changed), s.context().workload() == null ? 0
-          : s.context().workload().outputTolerance());
-      if (v.kept()) {
-        best = candidate;
-        bestMask = mask;
-        chained *= v.gain();
-        bestSpeedup = s.truth() == null ? chained : s.truth().applyAsDouble(candidate);
-        if (toTarget < 0 && bestSpeedup >= 1 + s.target()) {
-          toTarget = trials + 1;
+    try {
+      SplittableRandom random = new SplittableRandom(seed);
+      int n = s.levers().size();
+      Set<Integer> drawn = new HashSet<>();
+      int bestMask = 0;
+      Setup best = s.anchor();
+      double bestSpeedup = 1;
+      double chained = 1;
+      int toTarget = -1;
+      int trials = 0;
+      for (; trials < settings.randomBudget() && drawn.size() < (1 << n) - 1; trials++) {
+        if (trials == agentTrials) {
+          atAgent.add(bestSpeedup);
+        }
+        int mask;
+        do {
+          mask = random.nextInt(1 << n);
+        } while (mask == 0 || !drawn.add(mask));
+        List<Lever> subset = subset(s.levers(), mask);
+        Setup candidate = apply(s, subset);
+        if (candidate == null) {
+          continue;
+        }
+        List<Lever> changed = subset(s.levers(), mask ^ bestMask);
+        Verdict v = gate.judge(job, best, candidate, safety(changed), tolerance(s));
+        if (v.kept()) {
+          best = candidate;
+          bestMask = mask;
+          chained *= v.gain();
+          bestSpeedup = s.truth() == null ? chained : s.truth().applyAsDouble(candidate);
+          if (toTarget < 0 && bestSpeedup >= 1 + s.target()) {
+            toTarget = trials + 1;
+          }
         }
       }
+      if (trials <= agentTrials) {
+        atAgent.add(bestSpeedup);
+      }
+      List<Lever> bestLevers = subset(s.levers(), bestMask);
+      return new Run(bestSpeedup, remeasure(s, settings, job, best, bestLevers), trials, toTarget, ids(bestLevers),
+          "kept " + ids(bestLevers), List.of());
+    } finally {
+      close(job);
     }
-    if (trials <= agentTrials) {
-      atAgent.add(bestSpeedup);
+  }
+
+  /**
+   * Without a ground truth: a method's final setup gated once more against the original, on the method's own job,
+   * with the agent's gate; its gain, 1 when the final setup is the original, NaN when the gate could not measure it.
+   * With a ground truth: NaN (nothing is run).
+   */
+  private static double remeasure(Scenario s, Settings settings, Job job, Setup fin, List<Lever> levers) {
+    if (s.truth() != null) {
+      return Double.NaN;
     }
-    return new Run(bestSpeedup, trials, toTarget);
+    if (fin.equals(s.anchor())) {
+      return 1;
+    }
+    Verdict v = new Gate(Ticker.system(), settings.gate()).judge(job, s.anchor(), fin, safety(levers), tolerance(s));
+    return v.outcome().failure() || !v.complete() ? Double.NaN : v.gain();
+  }
+
+  private static double tolerance(Scenario s) {
+    return s.context().workload() == null ? 0 : s.context().workload().outputTolerance();
+  }
+
+  private static void close(Job job) {
+    if (job instanceof AutoCloseable c) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        throw new IllegalStateException("closing the job failed: " + e.getMessage(), e);
+      }
+    }
+  }
+
+  private static List<String> ids(List<Lever> levers) {
+    return levers.stream().map(Lever::id).toList();
   }
 
   private static List<Lever> subset(List<Lever> levers, int mask) {
@@ -300,11 +481,12 @@ public final class SearchHarness {
     return out;
   }
 
+  /** The anchor with {@code subset} applied in order, each lever seeing the setup it is applied to; null if one threw. */
   private static Setup apply(Scenario s, List<Lever> subset) {
     Setup setup = s.anchor();
     for (Lever l : subset) {
       try {
-        setup = l.apply(setup, s.context());
+        setup = l.apply(setup, s.context().withSetup(setup));
       } catch (RuntimeException e) {
         return null;
       }
@@ -316,7 +498,7 @@ public final class SearchHarness {
     return levers.stream().map(Lever::safety).max(Enum::compareTo).orElse(SafetyClass.A);
   }
 
-  private static double median(double[] values) {
+  static double median(double[] values) {
     if (values.length == 0) {
       return Double.NaN;
     }
@@ -570,7 +752,14 @@ public final class SearchHarness {
   // ---------------------------------------------------------------------------------------------------------------
   // The program
 
+  /**
+   * Seeded synthetic scenarios, or with {@code --workload} a real managed job ({@link RealJobHarness#USAGE}).
+   */
   public static void main(String[] args) {
+    if (Arrays.asList(args).contains("--workload")) {
+      RealJobHarness.run(args, System.out, System.err);
+      return;
+    }
     int scenarios = 8;
     int only = 0;
     long seed = 1;
@@ -585,18 +774,17 @@ public final class SearchHarness {
         case "--scenarios" -> scenarios = Integer.parseInt(v);
         case "--only" -> only = Integer.parseInt(v);
         case "--seed" -> seed = Long.parseLong(v);
-        case "--repeats" -> settings = new Settings(settings.gate(), Integer.parseInt(v), settings.randomBudget(),
-            settings.seed());
-        case "--random-budget" -> settings = new Settings(settings.gate(), settings.repeats(), Integer.parseInt(v),
-            settings.seed());
+        case "--repeats" -> settings = settings.withRepeats(Integer.parseInt(v));
+        case "--random-budget" -> settings = settings.withRandomBudget(Integer.parseInt(v));
         default -> throw new IllegalArgumentException("unknown option " + a
-            + " (known: --scenarios N, --only K, --seed S, --repeats R, --random-budget B)");
+            + " (known: --scenarios N, --only K, --seed S, --repeats R, --random-budget B; for a real job: "
+            + RealJobHarness.USAGE + ")");
       }
     }
     if (scenarios < 1 || only < 0 || only > scenarios) {
       throw new IllegalArgumentException("--scenarios must be >= 1 and --only within 1.." + scenarios);
     }
-    settings = new Settings(settings.gate(), settings.repeats(), settings.randomBudget(), seed);
+    settings = settings.withSeed(seed);
     System.out.printf(Locale.ROOT, "search harness: %d scenarios, seed %d, gate %d pairs + %d warm-up; agent and "
         + "random search: medians of %d runs each, random search at most %d trials a run%n%n", scenarios, seed,
         settings.gate().pairs(), settings.gate().warmupBlocks(), settings.repeats(), settings.randomBudget());
