@@ -78,12 +78,12 @@ class RealJobHarnessTest {
   @Test
   void theDatasetLivesInTheScratchFolderWhenThereIsOne() {
     RealJobHarness.Args a = parse(Map.of("GITM_SCRATCH", dir.toString()), "--workload", "hft-lob", "--oracle-pairs",
-        "4", "--sim-seed", "9");
+        "6", "--sim-seed", "9");
 
     assertThat(a.scenario().dataDir()).isEqualTo(dir.resolve("datasets").resolve("hft"));
     assertThat(a.tempData()).isNull();
     assertThat(a.settings().gate().pairs()).isEqualTo(8);
-    assertThat(a.settings().oracleGate().pairs()).isEqualTo(4);
+    assertThat(a.settings().oracleGate().pairs()).isEqualTo(6);
     assertThat(a.scenario().simOptions()).containsEntry("seed", "9");
   }
 
@@ -94,13 +94,13 @@ class RealJobHarnessTest {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     RealJobHarness.run(new String[] {"--workload", "hft-lob", "--device", "sim", "--instruments", "40",
         "--book-messages", "6000", "--batch-messages", "700", "--levers", "pool-allocation,warmup",
-        "--block-iterations", "4", "--repeats", "1", "--random-budget", "3", "--gate-pairs", "4",
+        "--block-iterations", "4", "--repeats", "1", "--random-budget", "3", "--gate-pairs", "6",
         "--profile-iterations", "5", "--json", json.toString()}, Map.of(),
         new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
 
     String text = out.toString(StandardCharsets.UTF_8);
     assertThat(text).contains("| agent, median of 1 runs |", "| random search, median of 1 runs of at most 3 trials |",
-        "| oracle, all 3 combinations, 4 pairs each |", "| `pool-allocation` |", "wall time");
+        "| oracle, all 3 combinations, 6 pairs each |", "| `pool-allocation` |", "wall time");
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("oracle 3/3 combinations", "agent run 1/1");
     JsonNode doc = JsonMapper.builder().build().readTree(Files.readString(json));
     assertThat(doc.get("oracleTrials")).hasSize(3);

@@ -51,6 +51,9 @@ public final class Agent {
   private final Options options;
   private final Gate gate;
 
+  /** Rounds of singles and pairs for levers that start to apply only after the first round's anchor. */
+  static final int LATE_ROUNDS = 3;
+
   public Agent(Ticker ticker, Options options) {
     if (ticker == null || options == null) {
       throw new IllegalArgumentException("an agent needs a ticker and options");
@@ -246,6 +249,8 @@ public final class Agent {
      * lever, e.g. graph capture after pinned memory and preallocation): checked again whenever the anchor moves.
      */
     private final List<Candidate> deferred = new ArrayList<>();
+    /** Pairs already tried, with the anchor they were tried on: a later round of pairs does not repeat them. */
+    private final Set<List<String>> pairsTried = new HashSet<>();
     private final Map<String, String> notTried = new LinkedHashMap<>();
     private final List<TrialRecord> trials = new ArrayList<>();
     private final List<Candidate> kept = new ArrayList<>();
@@ -320,11 +325,16 @@ public final class Agent {
       ranked.sort(order);
       singles(ranked, order, minGain);
       pairs();
-      // pairs may have moved the anchor far enough for deferred levers to apply: a last pass of singles for them
-      List<Candidate> late = nowApplicable();
-      if (!late.isEmpty() && stopped == null) {
+      // pairs may have moved the anchor far enough for deferred levers to apply: more rounds of singles (and of the
+      // pairs they open up) for them
+      for (int round = 0; round < LATE_ROUNDS && stopped == null; round++) {
+        List<Candidate> late = nowApplicable();
+        if (late.isEmpty()) {
+          break;
+        }
         late.sort(order);
         singles(late, order, minGain);
+        pairs();
       }
       confirm();
       if (stopped != null) {
@@ -434,6 +444,9 @@ public final class Agent {
         }
         if (targetReached() && p.belief().gain() < 1 + minGain) {
           skippedForTarget = true;
+          continue;
+        }
+        if (!pairsTried.add(List.of(p.a().id(), p.b().id(), String.join("+", ids(kept))))) {
           continue;
         }
         String basis = p.a().basis() + "+" + p.b().basis() + "+measured";

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import org.hipparchus.stat.inference.MannWhitneyUTest;
+import org.hipparchus.stat.inference.WilcoxonSignedRankTest;
 
 /**
  * The rollback gate: measures a candidate setup against its anchor on the live job and keeps the candidate only when
@@ -27,8 +28,9 @@ import org.hipparchus.stat.inference.MannWhitneyUTest;
  *
  * <p>The gain is the ratio of the two arms' medians, oriented so that above 1 is better, with a percentile
  * confidence interval from a paired bootstrap (pairs resampled together, seeded from the options' seed and the
- * samples, so a verdict is reproducible), and a two-sided Mann–Whitney U test. The candidate is kept when the
- * interval's lower bound is above 1, the p-value below alpha and the gain at least 1 + the minimum gain, and its
+ * samples, so a verdict is reproducible), and a two-sided Wilcoxon signed-rank test of the pairs (block i of both
+ * arms runs the same input, so the arms are paired; the unpaired Mann–Whitney U test is computed too and shown in the
+ * verdict's detail). The candidate is kept when the interval's lower bound is above 1, the p-value below alpha and the gain at least 1 + the minimum gain, and its
  * output is equivalent to the anchor's after the same number of blocks: bit-identical for safety classes A and C,
  * within the tolerance for class B (where a job gives no values, bit-identical); values that are NaN or infinite in
  * the candidate's output but not in the anchor's are {@link Outcome#NAN_OUTPUT} in every class.
@@ -328,11 +330,11 @@ public final class Gate {
 
   /** The two arms' statistics: medians, gain, bootstrap interval, test. */
   private record Stats(double anchorMedian, double candidateMedian, double ratio, double gain, double ciLow,
-      double ciHigh, double pValue, double confidence, int pairs) {
+      double ciHigh, double pValue, double mannWhitneyP, double confidence, int pairs) {
 
     static Stats none(double[] a, double[] c) {
       return new Stats(a.length == 0 ? Double.NaN : median(a), c.length == 0 ? Double.NaN : median(c), Double.NaN,
-          Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0);
+          Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0);
     }
 
     static Stats of(List<Double> anchor, List<Double> candidate, Options options, boolean higherIsBetter) {
@@ -358,9 +360,25 @@ public final class Gate {
       }
       Arrays.sort(gains);
       double tail = (1 - options.confidence()) / 2;
-      double p = new MannWhitneyUTest().mannWhitneyUTest(a, c);
-      return new Stats(ma, mc, ratio, gain, quantile(gains, tail), quantile(gains, 1 - tail), p,
+      // block i of both arms ran the same input batches, so the arms are paired: the decision is the paired rank
+      // test (Wilcoxon signed-rank, exact for up to 30 pairs); the unpaired Mann–Whitney U, which the input's
+      // batch-to-batch variation drowns, is reported beside it
+      double p = pairedP(a, c);
+      double mw = new MannWhitneyUTest().mannWhitneyUTest(a, c);
+      return new Stats(ma, mc, ratio, gain, quantile(gains, tail), quantile(gains, 1 - tail), p, mw,
           options.confidence(), n);
+    }
+
+    /** Two-sided p of the Wilcoxon signed-rank test of the pairs; 1 when every pair is tied. */
+    static double pairedP(double[] a, double[] c) {
+      boolean differs = false;
+      for (int i = 0; i < a.length; i++) {
+        differs |= a[i] != c[i];
+      }
+      if (!differs) {
+        return 1;
+      }
+      return new WilcoxonSignedRankTest().wilcoxonSignedRankTest(a, c, a.length <= 30);
     }
 
     Outcome outcome(Options options) {
@@ -375,8 +393,8 @@ public final class Gate {
     }
 
     String describe() {
-      return String.format(Locale.ROOT, "gain %.4f (%.0f%% CI %.4f–%.4f), p %.3g, %d pairs", gain, 100 * confidence,
-          ciLow, ciHigh, pValue, pairs);
+      return String.format(Locale.ROOT, "gain %.4f (%.0f%% CI %.4f–%.4f), signed-rank p %.3g (Mann–Whitney p %.3g),"
+          + " %d pairs", gain, 100 * confidence, ciLow, ciHigh, pValue, mannWhitneyP, pairs);
     }
 
     private static double quantile(double[] sorted, double q) {
@@ -400,7 +418,7 @@ public final class Gate {
    * @param pairs measured blocks per arm; block {@code i} of both arms form a pair
    * @param warmupBlocks blocks each arm runs first (each session, when measured one at a time), then discards
    * @param exclusiveSessions sessions per arm when the two setups cannot be open at once
-   * @param alpha the Mann–Whitney test's significance level
+   * @param alpha the signed-rank test's significance level
    * @param confidence the bootstrap interval's confidence level
    * @param minGain the smallest improvement worth keeping, as a fraction (0.02 = 2%)
    * @param resamples bootstrap resamples
@@ -416,9 +434,9 @@ public final class Gate {
       if (!(alpha > 0 && alpha < 1)) {
         throw new IllegalArgumentException("alpha must be in (0, 1), got " + alpha);
       }
-      double smallestP = 2 / binomial(2 * pairs, pairs);
+      double smallestP = 2 / Math.pow(2, pairs);
       if (!(smallestP < alpha)) {
-        throw new IllegalArgumentException("with " + pairs + " pairs the Mann–Whitney test cannot reach p < " + alpha
+        throw new IllegalArgumentException("with " + pairs + " pairs the signed-rank test cannot reach p < " + alpha
             + " (its smallest p is " + String.format(Locale.ROOT, "%.3g", smallestP) + "); use more pairs");
       }
       if (warmupBlocks < 0 || warmupBlocks > 1000) {
@@ -485,12 +503,5 @@ public final class Gate {
           s);
     }
 
-    private static double binomial(int n, int k) {
-      double r = 1;
-      for (int i = 1; i <= k; i++) {
-        r = r * (n - k + i) / i;
-      }
-      return r;
-    }
   }
 }

@@ -19,7 +19,8 @@ import java.util.Arrays;
  *     above 1 means the candidate is better
  * @param ciLow lower bound of the seeded paired-bootstrap confidence interval of {@code gain}
  * @param ciHigh upper bound of that interval
- * @param pValue two-sided Mann–Whitney U test p-value of the two arms' samples (NaN when not measured)
+ * @param pValue two-sided Wilcoxon signed-rank test p-value of the paired samples (NaN when not measured); the
+ *     unpaired Mann–Whitney U p-value is in {@code detail}
  * @param outputDifference largest relative difference between the two arms' output values (0 when bit-identical,
  *     NaN when the outputs were not compared)
  * @param blocks blocks run in all, both arms, warm-up blocks included
