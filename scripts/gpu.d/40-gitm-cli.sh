@@ -38,6 +38,16 @@ if [ -n "$run_dir" ]; then
   step trace-export trace export --perfetto "$run_dir/trace.gtrace" -o "$out/hft-lob-h200.perfetto.json"
   cp "$run_dir/trace.gtrace" "$out/hft-lob-h200.gtrace"
 fi
+if [ -n "${GITM_RUN2_TARGET:-}" ]; then
+  # a second run that chases the hand-tuned yardstick: a target the first levers do not reach keeps the agent going
+  step run2 run --workload hft-lob --budget "${GITM_RUN2_BUDGET:-4m}" --target "$GITM_RUN2_TARGET" --device nvidia
+  run2=$(ls -d "$GITM_SCRATCH"/runs/*/ 2>/dev/null | grep -v "${run_dir:-^$}" | head -n1)
+  if [ -n "$run2" ]; then
+    mkdir -p "$out/run2"
+    cp "$run2"/report.md "$run2"/report.html "$run2"/report.json "$run2"/outcome.json "$run2"/journal.jsonl \
+      "$run2"/run.json "$out/run2/" 2>/dev/null
+  fi
+fi
 echo "== Kineto: record a real PyTorch profiler trace and import it"
 if timeout 180 python3 gitm-engine/src/test/resources/tracer/record-kineto-trace.py "$out/kineto" > "$out/kineto-record.log" 2>&1; then
   k=$(ls "$out"/kineto/*.json 2>/dev/null | head -n1)
