@@ -1,14 +1,16 @@
 package io.gitm.api;
 
 /**
- * The improvement a run commits to, as a fraction of the baseline metric: {@code 0.15} means 15% better.
- * Written as {@code 15%} or {@code 0.15}; must lie strictly between 0 and 100%.
+ * The improvement a run commits to, as a fraction of the baseline metric: {@code 0.15} means 15% better, {@code 1.5}
+ * (150%) two and a half times the throughput. Written as {@code 15%} or {@code 0.15}; more than 0 and at most 1000%.
  */
 public record Target(double fraction) {
+  /** The largest target: ten times the baseline metric's improvement (1000%). */
+  public static final double MAX = 10;
 
   public Target {
-    if (!(fraction > 0 && fraction < 1)) {
-      throw new IllegalArgumentException("target must lie strictly between 0% and 100%");
+    if (!(fraction > 0 && fraction <= MAX)) {
+      throw new IllegalArgumentException("target must be more than 0% and at most 1000%");
     }
   }
 
@@ -30,8 +32,9 @@ public record Target(double fraction) {
       throw new IllegalArgumentException("target '" + text + "' is not a number: give a fraction such as 15% or 0.15");
     }
     double f = percent ? v / 100 : v;
-    if (!(f > 0 && f < 1)) {
-      throw new IllegalArgumentException("target '" + text + "' is out of range: it must lie strictly between 0% and 100%");
+    if (!(f > 0 && f <= MAX)) {
+      throw new IllegalArgumentException("target '" + text + "' is out of range: it must be more than 0% and at most"
+          + " 1000%");
     }
     return new Target(f);
   }

@@ -19,7 +19,7 @@ class RunArgumentsTest {
       "empty target        | --budget=2m     | --target=    | target is empty",
       "zero target         | --budget=2m     | --target=0   | out of range",
       "negative target     | --budget=2m     | --target=-5% | out of range",
-      "hundred percent     | --budget=2m     | --target=100% | out of range",
+      "past ten times      | --budget=2m     | --target=1001% | out of range",
       "non-numeric target  | --budget=2m     | --target=lots | is not a number",
   })
   void badBudgetOrTargetIsAOneLineUsageError(String name, String budget, String target, String message) {
