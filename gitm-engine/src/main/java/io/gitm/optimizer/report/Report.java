@@ -187,8 +187,9 @@ public record Report(int schemaVersion, Run run, List<PhaseUse> phases, Baseline
       if (!(Double.isFinite(budgetSeconds) && budgetSeconds > 0)) {
         throw new IllegalArgumentException("run budget is " + budgetSeconds + " s: it must be a positive number of seconds");
       }
-      if (target != null && !(target > 0 && target < 1)) {
-        throw new IllegalArgumentException("run target is " + target + ": it must lie strictly between 0 and 1");
+      if (target != null && !(target > 0 && target <= io.gitm.api.Target.MAX)) {
+        throw new IllegalArgumentException("run target is " + target + ": it must be more than 0 and at most "
+            + io.gitm.api.Target.MAX);
       }
       Check.present(status, "run status");
       Check.text(gitmVersion, "gitm version");
