@@ -117,7 +117,17 @@ final class ReportAssembly {
       double gain = o.agent().totalGain();
       var conf = o.agent().confirmation().map(TrialRecord::verdict).filter(Verdict::complete);
       Report.Estimate g = conf.map(ReportAssembly::estimate).orElse(new Report.Estimate(gain - 1, gain - 1, gain - 1));
-      outcome = new Report.Outcome(b.throughput() * gain, g, null, null, b.iterations());
+      // the final value as the confirmation gate measured it (untraced, like the gate's shipped arm); else the
+      // traced baseline scaled by the chained gain
+      double fin = conf.map(Verdict::candidateMedian).filter(Double::isFinite).orElse(b.throughput() * gain);
+      conf.ifPresent(v -> notes.add(String.format(java.util.Locale.ROOT, "the baseline above was measured in the"
+          + " profile phase with tracing on; the confirmation gate measured the shipped setup at %.4g and the final"
+          + " one at %.4g %s, both untraced", v.anchorMedian(), v.candidateMedian(), b.metric())));
+      if (conf.isEmpty() && !o.agent().keptLevers().isEmpty()) {
+        notes.add("no confirmation gate ran (the budget had no room for it): the final figure is the traced baseline"
+            + " times the gains chained from the kept trials, and its interval is not measured");
+      }
+      outcome = new Report.Outcome(fin, g, null, null, b.iterations());
       Map<String, double[]> res = new LinkedHashMap<>();
       for (Graph.Node n : o.analysis().graph().nodes()) {
         if (n.kind() == Graph.Kind.KERNEL) {
