@@ -123,6 +123,20 @@ final class ReportAssembly {
       conf.ifPresent(v -> notes.add(String.format(java.util.Locale.ROOT, "the baseline above was measured in the"
           + " profile phase with tracing on; the confirmation gate measured the shipped setup at %.4g and the final"
           + " one at %.4g %s, both untraced", v.anchorMedian(), v.candidateMedian(), b.metric())));
+      java.util.List<Double> errors = new ArrayList<>();
+      for (TrialRecord t : o.agent().trials()) {
+        Verdict v = t.verdict();
+        if (t.kind() == TrialRecord.Kind.SINGLE && t.basis().equals("replay") && v.complete()
+            && Double.isFinite(v.gain()) && v.gain() > 0) {
+          errors.add(Math.abs(t.predictedGain() - v.gain()) / v.gain());
+        }
+      }
+      if (!errors.isEmpty()) {
+        java.util.Collections.sort(errors);
+        notes.add(String.format(java.util.Locale.ROOT, "counterfactual replay predicted %d of the levers tried alone:"
+            + " median error of the predicted speed against the measured one %.1f%% (the rest had only a prior)",
+            errors.size(), 100 * errors.get(errors.size() / 2)));
+      }
       if (conf.isEmpty() && !o.agent().keptLevers().isEmpty()) {
         notes.add("no confirmation gate ran (the budget had no room for it): the final figure is the traced baseline"
             + " times the gains chained from the kept trials, and its interval is not measured");
