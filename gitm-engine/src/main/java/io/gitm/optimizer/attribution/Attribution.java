@@ -10,6 +10,7 @@ import io.gitm.trace.ApiKind;
 import io.gitm.trace.CopyKind;
 import io.gitm.trace.CopyRecord;
 import io.gitm.trace.MarkerRecord;
+import io.gitm.trace.MemoryKind;
 import io.gitm.trace.OverheadRecord;
 import io.gitm.trace.StateField;
 import io.gitm.trace.StateSample;
@@ -133,7 +134,109 @@ public final class Attribution {
     clocks(in, clock, lost);
     kernels(in, clock, lost);
     hostLink(in, lost);
+    conditions(in, lost);
     return rank(in, lost);
+  }
+
+  /** Kernels needed before a per-kernel condition's effect is estimated. */
+  static final int MIN_CONDITION_KERNELS = 200;
+
+  /**
+   * Doubly robust (cross-fitted AIPW, {@link Aipw}) estimates of what a per-kernel condition does to the device-idle
+   * gap before the kernel — preceded by an allocation or free, preceded by a copy from pageable memory — with the
+   * previous kernel's duration, the kernel's grid size and its place in the trace as covariates (they drive both
+   * whether a batch boundary, where allocations and copies happen, comes before a kernel and how long the gap is).
+   * Added as evidence to the hypothesis of the cause the condition belongs to, when the detector found one.
+   */
+  static void conditions(Input in, Map<Cause, Lost> out) {
+    List<Graph.Node> nodes = in.graph().nodes();
+    List<ApiCallRecord> allocs = new ArrayList<>();
+    List<CopyRecord> pageable = new ArrayList<>();
+    for (TraceRecord r : in.trace()) {
+      if (r instanceof ApiCallRecord a && (a.kind() == ApiKind.ALLOC || a.kind() == ApiKind.FREE)) {
+        allocs.add(a);
+      } else if (r instanceof CopyRecord c && (c.srcKind() == MemoryKind.PAGEABLE || c.dstKind() == MemoryKind.PAGEABLE)) {
+        pageable.add(c);
+      }
+    }
+    allocs.sort(Comparator.comparingLong(ApiCallRecord::startNs));
+    pageable.sort(Comparator.comparingLong(CopyRecord::startNs));
+    int n = 0;
+    for (Graph.Node g : nodes) {
+      if (g.kind() == Graph.Kind.KERNEL) {
+        n++;
+      }
+    }
+    if (n < MIN_CONDITION_KERNELS) {
+      return;
+    }
+    double[] gap = new double[n];
+    double[][] x = new double[3][n];
+    boolean[] afterAlloc = new boolean[n];
+    boolean[] afterPageable = new boolean[n];
+    long prevEnd = Long.MIN_VALUE;
+    long prevDur = 0;
+    int k = 0;
+    int ai = 0;
+    int pi = 0;
+    double span = Math.max(1, in.to() - in.from());
+    for (Graph.Node g : nodes) {
+      if (g.kind() != Graph.Kind.KERNEL) {
+        continue;
+      }
+      long from = prevEnd == Long.MIN_VALUE ? g.startNs() : prevEnd;
+      while (ai < allocs.size() && allocs.get(ai).endNs() < from) {
+        ai++;
+      }
+      while (pi < pageable.size() && pageable.get(pi).endNs() < from) {
+        pi++;
+      }
+      afterAlloc[k] = ai < allocs.size() && allocs.get(ai).startNs() < g.startNs();
+      afterPageable[k] = pi < pageable.size() && pageable.get(pi).startNs() < g.startNs();
+      // log scale: gaps run from a microsecond to milliseconds, and a few long ones would steer a linear model
+      gap[k] = Math.log1p(Math.max(0, g.startNs() - from) / 1e3);
+      x[0][k] = Math.log1p(prevDur / 1e3);
+      x[1][k] = Math.log1p(g.blocks());
+      x[2][k] = (g.startNs() - in.from()) / span;
+      prevEnd = Math.max(prevEnd, g.endNs());
+      prevDur = g.durationNs();
+      k++;
+    }
+    if (java.util.Arrays.equals(afterAlloc, afterPageable)) {
+      // the two conditions always come together (a batch boundary with both): their effects cannot be told apart
+      for (Cause c : List.of(Cause.ALLOCATOR_STALL, Cause.PAGEABLE_COPIES)) {
+        Lost l = out.get(c);
+        if (l != null) {
+          l.evidence.add(new Evidence("aipw", "every kernel preceded by an allocation is also preceded by a pageable"
+              + " copy and the other way round: the trace cannot tell their effects apart (no doubly robust estimate)",
+              Map.of("kernels", n)));
+        }
+      }
+      return;
+    }
+    condition(out, Cause.ALLOCATOR_STALL, "preceded by an allocation or free", x, afterAlloc, gap);
+    condition(out, Cause.PAGEABLE_COPIES, "preceded by a copy from pageable memory", x, afterPageable, gap);
+  }
+
+  private static void condition(Map<Cause, Lost> out, Cause cause, String what, double[][] x, boolean[] treated,
+      double[] gap) {
+    Lost l = out.get(cause);
+    if (l == null) {
+      return;
+    }
+    Aipw.Effect e = Aipw.estimate(x, treated, gap, Aipw.DEFAULT_FOLDS, 0x5eedL);
+    if (!e.testable()) {
+      l.evidence.add(new Evidence("aipw", "the effect of a kernel being " + what + " on the idle gap before it could"
+          + " not be estimated: " + e.reason(), Map.of("condition", what)));
+      return;
+    }
+    // the outcome is log(1 + gap in µs): the effect is a factor on (1 + gap)
+    l.evidence.add(new Evidence("aipw", String.format(java.util.Locale.ROOT, "kernels %s wait %.2f× as long for the"
+        + " device (1 + gap in µs; 95%% CI %.2f× to %.2f×, p=%.2g; doubly robust, 5-fold cross-fitted, %d of %d"
+        + " kernels treated; unadjusted %.2f×)", what, Math.exp(e.ate()), Math.exp(e.ciLow()), Math.exp(e.ciHigh()),
+        e.pValue(), e.nTreated(), e.n(), Math.exp(e.naiveDifference())), Map.of("condition", what, "factor",
+        Math.exp(e.ate()), "ciLow", Math.exp(e.ciLow()), "ciHigh", Math.exp(e.ciHigh()), "p", e.pValue(), "treated",
+        e.nTreated(), "n", e.n())));
   }
 
   private static List<Hypothesis> rank(Input in, Map<Cause, Lost> lost) {
