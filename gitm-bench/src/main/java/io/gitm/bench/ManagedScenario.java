@@ -202,7 +202,7 @@ final class ManagedScenario {
       if (p != null && p.modelled()) {
         predicted.add(Candidate.replay(l, Math.max(0.05, 1 + p.gain()), Math.max(0.005, p.uncertainty())));
       } else {
-        double prior = prior(l, analysis.hypotheses());
+        double prior = io.gitm.scheduler.Optimizer.prior(l, analysis.hypotheses());
         predicted.add(Candidate.prior(l, 1 + prior, Math.max(0.02, prior)));
       }
     }
@@ -265,21 +265,6 @@ final class ManagedScenario {
     } catch (RuntimeException e) {
       return true;
     }
-  }
-
-  /**
-   * A lever's expected gain without a replay model, as the run loop's rank phase has it: the effect of the
-   * attributed causes it addresses (what removing that lost time would give), else 1%.
-   */
-  static double prior(Lever l, List<Hypothesis> hypotheses) {
-    double lost = 0;
-    for (Hypothesis h : hypotheses) {
-      if (l.addresses().contains(h.cause())) {
-        lost += h.effect() * h.confidence();
-      }
-    }
-    lost = Math.min(0.9, lost);
-    return lost > 0 ? 1 / (1 - lost) - 1 : 0.01;
   }
 
   private static Job job(HftLobWorkload workload, DeviceProvider provider, DeviceRequest request, Path data,

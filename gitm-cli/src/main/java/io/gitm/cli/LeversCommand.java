@@ -143,7 +143,7 @@ final class LeversCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "%-32s %s  %-16s %s%n", l.id(), l.safety(), v.outcome().name().toLowerCase(Locale.ROOT),
                 Double.isFinite(v.gain()) ? String.format(Locale.ROOT, "%+.1f%% (95%% CI %+.1f%%..%+.1f%%, p=%.2g),"
                     + " %s → %s %s", (v.gain() - 1) * 100, (v.ciLow() - 1) * 100, (v.ciHigh() - 1) * 100,
-                    v.pValue(), RunCommand.si(v.anchorMedian()), RunCommand.si(v.candidateMedian()),
+                    v.pValue(), io.gitm.scheduler.RunLoop.si(v.anchorMedian()), io.gitm.scheduler.RunLoop.si(v.candidateMedian()),
                     w.spec().metric()) : v.detail());
             out.flush();
           }

@@ -35,7 +35,7 @@ final class Progress implements io.gitm.scheduler.RunLoop.Listener {
   @Override
   public void phase(Phase p, Duration window) {
     line(String.format(Locale.ROOT, "phase    %s (up to %s)", p.label().toLowerCase(Locale.ROOT),
-        RunCommand.window(window.isNegative() ? Duration.ZERO : window)));
+        io.gitm.scheduler.RunLoop.window(window.isNegative() ? Duration.ZERO : window)));
   }
 
   @Override

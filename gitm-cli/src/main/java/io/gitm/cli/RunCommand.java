@@ -1,46 +1,26 @@
 package io.gitm.cli;
 
 import io.gitm.api.Budget;
-import io.gitm.agents.Agent;
 import io.gitm.agents.Gate;
-import io.gitm.agents.TrialRecord;
-import io.gitm.device.DeviceRequest;
 import io.gitm.kernels.Levers;
 import io.gitm.optimizer.report.Report;
-import io.gitm.optimizer.report.Reports;
-import io.gitm.scheduler.Optimizer;
 import io.gitm.scheduler.RunLoop;
-import io.gitm.trace.TraceRecord;
-import io.gitm.tracer.TraceReader;
 import io.gitm.api.Target;
 import io.gitm.api.Ticker;
 import io.gitm.device.Device;
-import io.gitm.device.DeviceInfo;
 import io.gitm.device.Devices;
-import io.gitm.scheduler.Phase;
-import io.gitm.scheduler.PhasePlan;
-import io.gitm.scheduler.Profiler;
-import io.gitm.sim.SimDevice;
 import io.gitm.store.Journal;
 import io.gitm.store.RunDir;
-import io.gitm.store.RunInfo;
 import io.gitm.store.RunStore;
-import io.gitm.trace.DeviceKind;
-import io.gitm.tracer.TraceSummary;
-import io.gitm.tracer.TraceWriter;
-import io.gitm.workload.ExecutionConfig;
 import io.gitm.workload.Workload;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -213,51 +193,12 @@ final class RunCommand implements Callable<Integer> {
       doc.put("run", r.run().id());
       doc.put("folder", r.run().dir().toString());
       doc.put("device", r.device());
-      doc.put("status", r.status().name());
-      doc.put("gain", r.gain());
-      doc.put("elapsedSeconds", r.elapsedSeconds());
-      doc.put("overrunSeconds", r.overrunSeconds());
-      doc.put("baseline", r.baseline());
-      if (r.outcome() != null) {
-        doc.put("kept", r.outcome().agent().keptLevers());
-        doc.put("trials", r.outcome().agent().trials().size());
-        doc.put("hypotheses", r.outcome().analysis().hypotheses().stream().map(h -> h.cause().name()).toList());
-        doc.put("qualification", r.outcome().qualification().summary());
-      }
+      doc.putAll(r.summary());
       out.println(Json.write(doc));
     }
     if (r.failure() != null) {
       throw new CliFailure("run " + r.run().id() + " failed while optimizing: " + r.failure());
     }
     return r.status() == io.gitm.optimizer.report.Report.Status.INTERRUPTED ? 130 : Main.OK;
-  }
-
-  /** A phase window as a person reads it: {@code 2.5s}, {@code 40s}, {@code 1h30m}. */
-  static String window(Duration d) {
-    if (d.toMillis() % 1000 != 0 && d.toSeconds() < 60) {
-      return String.format(java.util.Locale.ROOT, "%.1fs", d.toMillis() / 1000.0);
-    }
-    return new Budget(d.isZero() ? Duration.ofSeconds(1) : d).toString();
-  }
-
-  static String label(DeviceKind k) {
-    return k == DeviceKind.SIMULATED ? "SIMULATED device: every figure is modeled, not measured on a GPU" : "real device";
-  }
-
-  static String now() {
-    return java.time.Instant.now().toString();
-  }
-
-  static String si(double v) {
-    if (v >= 1e9) {
-      return String.format("%.2f G", v / 1e9);
-    }
-    if (v >= 1e6) {
-      return String.format("%.2f M", v / 1e6);
-    }
-    if (v >= 1e3) {
-      return String.format("%.2f k", v / 1e3);
-    }
-    return String.format("%.2f", v);
   }
 }

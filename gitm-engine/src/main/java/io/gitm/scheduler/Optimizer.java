@@ -165,7 +165,7 @@ public final class Optimizer {
    * A lever's expected gain without a replay model: the effect of the attributed causes it addresses (what removing
    * that lost time would give), else a small prior so it is still tried when time allows.
    */
-  static double prior(Lever l, List<Hypothesis> hypotheses) {
+  public static double prior(Lever l, List<Hypothesis> hypotheses) {
     double lost = 0;
     for (Hypothesis h : hypotheses) {
       if (l.addresses().contains(h.cause())) {

@@ -108,9 +108,13 @@ public final class RunLoop {
       Journal.Contents previous, int maxIterations, int blockIterations, Gate.Options gate,
       boolean allowDeviceSettings, List<String> levers, String command, String gitmVersion) {}
 
-  /** What a run did. */
+  /**
+   * What a run did.
+   *
+   * @param summary the run in brief, as {@code outcome.json} holds it ({@link #summary})
+   */
   public record Result(RunDir run, Report.Status status, Profiler.Baseline baseline, Optimizer.Outcome outcome,
-      Map<String, String> device, double elapsedSeconds, double overrunSeconds, String failure) {
+      Map<String, String> device, Map<String, Object> summary, String failure) {
     /** The improvement of the final setup over the shipped one (1 = none). */
     public double gain() {
       return outcome == null ? 1 : outcome.agent().totalGain();
@@ -320,12 +324,14 @@ public final class RunLoop {
         outcome.notApplicable().forEach((k, v) -> notes.add("lever " + k + " not tried: " + v));
       }
       Report report;
+      Map<String, Object> brief;
       try {
         used.put(Phase.REPORT, Duration.ofNanos(wall.nanos() - tr));
         report = ReportAssembly.build(run.id(), workload, info, plan, target.fraction(), status, started,
             clock.instant(), baseline, outcome, records, used, notes, req.gitmVersion());
         Reports.write(run.dir(), report);
-        run.writeJson("outcome.json", summary(w, budget, target, outcome, baseline, status, wall, startNanos, plan));
+        brief = summary(w, budget, target, outcome, baseline, status, wall, startNanos, plan);
+        run.writeJson("outcome.json", brief);
       } catch (IOException | RuntimeException e) {
         String why = oneLine(e.getClass().getSimpleName() + ": " + e.getMessage());
         append(j, "failed", Map.of("phase", "report", "error", why));
@@ -340,7 +346,7 @@ public final class RunLoop {
               outcome.agent().keptLevers().isEmpty() ? "nothing kept" : String.join(" + ",
                   outcome.agent().keptLevers())), budget, elapsed, overrun));
       progress.line("report   " + run.dir().resolve("report.md") + " (also report.html, report.json)");
-      return new Result(run, status, baseline, outcome, deviceMap, elapsed, overrun, failure);
+      return new Result(run, status, baseline, outcome, deviceMap, brief, failure);
     }
   }
 
@@ -456,7 +462,8 @@ public final class RunLoop {
     return new Budget(d.isZero() ? Duration.ofSeconds(1) : d).toString();
   }
 
-  static String si(double v) {
+  /** A rate as a person reads it: {@code 12.17 M}, {@code 3.40 k}. */
+  public static String si(double v) {
     if (v >= 1e9) {
       return String.format(Locale.ROOT, "%.2f G", v / 1e9);
     }
