@@ -198,9 +198,9 @@ public final class RunLoop {
       }
       try (Journal j = run.journal()) {
         if (resumed == null) {
-          j.append("start", now(), Map.of("budget", budget.toString(), "target", target.toString(), "device", deviceMap));
+          j.append("start", now(clock), Map.of("budget", budget.toString(), "target", target.toString(), "device", deviceMap));
         } else {
-          j.append("resume", now(), Map.of("completedTrials", completed.size(), "profiled", profiled,
+          j.append("resume", now(clock), Map.of("completedTrials", completed.size(), "profiled", profiled,
               "usedSeconds", Duration.ofNanos(wall.nanos() - startNanos).toMillis() / 1000.0));
         }
         if (profiled) {
@@ -209,7 +209,7 @@ public final class RunLoop {
         } else {
           Duration window = plan.remaining(Phase.PROFILE, Duration.ofNanos(wall.nanos() - startNanos));
           progress.phase(Phase.PROFILE, window);
-          j.append("phase-start", now(), Map.of("phase", "profile", "seconds", window.toMillis() / 1000.0));
+          j.append("phase-start", now(clock), Map.of("phase", "profile", "seconds", window.toMillis() / 1000.0));
           long t0 = wall.nanos();
           TraceWriter[] writer = new TraceWriter[1];
           try {
@@ -230,12 +230,12 @@ public final class RunLoop {
               writer[0].abort();
             }
             String why = oneLine(String.valueOf(e.getMessage()));
-            j.append("failed", now(), Map.of("phase", "profile", "error", why));
+            j.append("failed", now(clock), Map.of("phase", "profile", "error", why));
             throw new RunFailure("run " + run.id() + " failed in the profile phase: " + why, e);
           }
           run.writeJson("baseline.json", baseline);
           used.put(Phase.PROFILE, Duration.ofNanos(wall.nanos() - t0));
-          j.append("phase-end", now(), Map.of("phase", "profile", "iterations", baseline.iterations(),
+          j.append("phase-end", now(clock), Map.of("phase", "profile", "iterations", baseline.iterations(),
               "throughput", baseline.throughput()));
           progress.line(String.format(java.util.Locale.ROOT, "profile  %d iterations, %s %s, latency p50 %.3f ms p99"
               + " %.3f ms, tracing %s", baseline.iterations(), si(baseline.throughput()), baseline.metric(),
@@ -271,20 +271,20 @@ public final class RunLoop {
             Thread.currentThread().interrupt();
           }
           progress.phase(phase, window);
-          append(j, "phase-start", Map.of("phase", phase.label().toLowerCase(), "seconds", window.toMillis() / 1000.0));
+          append(j, clock, "phase-start", Map.of("phase", phase.label().toLowerCase(), "seconds", window.toMillis() / 1000.0));
         }
 
         @Override
         public void phaseEnded(Phase phase, Duration u, String summary) {
           used.put(phase, u);
           progress.line(phase.label().toLowerCase() + pad(phase) + summary);
-          append(j, "phase-end", Map.of("phase", phase.label().toLowerCase(), "seconds", u.toMillis() / 1000.0,
+          append(j, clock, "phase-end", Map.of("phase", phase.label().toLowerCase(), "seconds", u.toMillis() / 1000.0,
               "summary", summary));
         }
 
         @Override
         public void trialDone(TrialRecord t) {
-          append(j, "trial", Map.of("trial", JSON.convertValue(t, Map.class)));
+          append(j, clock, "trial", Map.of("trial", JSON.convertValue(t, Map.class)));
           progress.trial(t, startNanos, plan);
         }
       };
@@ -293,7 +293,7 @@ public final class RunLoop {
             records, hw, replaySpec, plan, wall, startNanos, options, events, completed);
       } catch (RuntimeException e) {
         failure = oneLine(String.valueOf(e.getMessage()));
-        append(j, "failed", Map.of("phase", "optimize", "error", failure));
+        append(j, clock, "failed", Map.of("phase", "optimize", "error", failure));
       }
       applying.set(false);
       boolean interruptFlag = Thread.interrupted();
@@ -334,11 +334,11 @@ public final class RunLoop {
         run.writeJson("outcome.json", brief);
       } catch (IOException | RuntimeException e) {
         String why = oneLine(e.getClass().getSimpleName() + ": " + e.getMessage());
-        append(j, "failed", Map.of("phase", "report", "error", why));
+        append(j, clock, "failed", Map.of("phase", "report", "error", why));
         throw new RunFailure("run " + run.id() + " ran, but its report could not be written: " + why, e);
       }
       double overrun = (wall.nanos() - startNanos) / 1e9 - plan.budget().duration().toMillis() / 1000.0;
-      append(j, "end", Map.of("status", status.name(), "overrunSeconds", overrun));
+      append(j, clock, "end", Map.of("status", status.name(), "overrunSeconds", overrun));
       double elapsed = (wall.nanos() - startNanos) / 1e9;
       progress.line(String.format(Locale.ROOT, "result   %s: %s; budget %s, used %.1f s (%+.1f s)",
           status.label(), outcome == null ? "no optimization" : String.format(Locale.ROOT,
@@ -358,10 +358,10 @@ public final class RunLoop {
    * Appends to the journal with the thread's interrupt status cleared for the write (an interrupt during channel I/O
    * would close the journal), then restored.
    */
-  private static void append(Journal j, String type, Map<String, Object> data) {
+  private static void append(Journal j, Clock clock, String type, Map<String, Object> data) {
     boolean interrupted = Thread.interrupted();
     try {
-      j.append(type, now(), data);
+      j.append(type, now(clock), data);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } finally {
@@ -440,8 +440,8 @@ public final class RunLoop {
   /** Device time a gate block should cover. */
   static final double BLOCK_DEVICE_NS = 50_000_000;
 
-  static String now() {
-    return Instant.now().toString();
+  private static String now(Clock clock) {
+    return clock.instant().toString();
   }
 
   static String oneLine(String s) {
