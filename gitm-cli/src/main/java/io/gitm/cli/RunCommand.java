@@ -154,22 +154,8 @@ final class RunCommand implements Callable<Integer> {
     Ticker wall = Ticker.system();
     PrintWriter out = cl.getOut();
     Progress progress = new Progress(out, json, wall);
-    Thread main = Thread.currentThread();
-    java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
     RunLoop.Control control = RunLoop.Control.none();
-    Thread hook = new Thread(() -> {
-      control.stop().set(true);
-      // only the apply phase waits on trials, where an interrupt is safe; elsewhere the phases look at the flag
-      if (control.applying().get()) {
-        main.interrupt();
-      }
-      try {
-        done.await(30, java.util.concurrent.TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }, "gitm-ctrl-c");
-    Runtime.getRuntime().addShutdownHook(hook);
+    Interrupts interrupts = Interrupts.install(control, cl.getErr());
     RunLoop.Result r;
     try {
       Device d = device.open(cl, choice);
@@ -181,12 +167,7 @@ final class RunCommand implements Callable<Integer> {
     } catch (RunLoop.RunFailure e) {
       throw new CliFailure(Main.oneLine(e.getMessage()), e);
     } finally {
-      done.countDown();
-      try {
-        Runtime.getRuntime().removeShutdownHook(hook);
-      } catch (IllegalStateException shuttingDown) {
-        // the hook is running: it waits for done, counted down above
-      }
+      interrupts.close();
     }
     if (json) {
       Map<String, Object> doc = new LinkedHashMap<>();

@@ -112,6 +112,32 @@ class RunEndToEndTest {
     assertThat(Files.readString(run.resolve("outcome.json"))).contains("INTERRUPTED");
   }
 
+  @Test
+  void aSecondCtrlCStopsAtOnceAndTheRunResumesFromItsJournal() throws Exception {
+    Process p = gitm("run", "--workload", "hft-lob", "--budget", "2m", "--target", "99%", "--device", "sim",
+        "--sim-seed", "9", "--max-iterations", "20", "--scratch", scratch.toString());
+    Path run = waitForRunFolder();
+    long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+    while (trialsIfAny(run).isEmpty() && System.nanoTime() < deadline && p.isAlive()) {
+      Thread.sleep(100);
+    }
+    assertThat(p.isAlive()).as("the run is still going").isTrue();
+    new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).inheritIO().start().waitFor();
+    new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).inheritIO().start().waitFor();
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).isEqualTo(130);
+    List<Journal.Entry> entries = Journal.read(run.resolve("journal.jsonl")).entries();
+    if (!entries.getLast().type().equals("end")) {
+      // stopped before the graceful stop finished: the journal is whole and the run resumes
+      CliResult r = CliResult.run("run", "--resume", run.getFileName().toString(), "--scratch", scratch.toString(),
+          "--json");
+      assertThat(r.code()).as(r.err()).isZero();
+      assertThat(Journal.read(run.resolve("journal.jsonl")).entries()).extracting(Journal.Entry::type)
+          .contains("resume").endsWith("end");
+    }
+    assertThat(Files.readString(log)).contains("gitm: stopping");
+  }
+
   private Process gitm(String... args) throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());

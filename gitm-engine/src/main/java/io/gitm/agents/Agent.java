@@ -481,11 +481,14 @@ public final class Agent {
         Verdict v = gate.judge(job, original, anchor, safety, tolerance, deadline);
         t = new TrialRecord(trials.size(), Kind.CONFIRMATION, ids(kept), List.of(), anchor, chainedGain, "chained", v);
         trials.add(t);
-        listener.trialDone(t);
+        if (v.outcome() != Outcome.INTERRUPTED) {
+          listener.trialDone(t);
+        }
       }
       Verdict v = t.verdict();
-      if (Thread.currentThread().isInterrupted()) {
+      if (v.outcome() == Outcome.INTERRUPTED || Thread.currentThread().isInterrupted()) {
         stop(StopReason.INTERRUPTED, "interrupted during the confirmation");
+        return;
       }
       boolean candidateFailed = v.outcome().failure() && v.failedArm() == Arm.CANDIDATE;
       if (candidateFailed || v.outcome() == Outcome.SLOWER || v.outcome() == Outcome.NOT_SIGNIFICANT) {
@@ -495,7 +498,7 @@ public final class Agent {
         kept.clear();
         chainedGain = 1;
         note = "; " + why;
-      } else if (v.outcome() == Outcome.OUT_OF_BUDGET && !Thread.currentThread().isInterrupted()) {
+      } else if (v.outcome() == Outcome.OUT_OF_BUDGET) {
         outOfTime = true;
       }
     }
@@ -557,7 +560,9 @@ public final class Agent {
         }
         t = new TrialRecord(trials.size(), kind, ids, key.anchorLevers(), candidate, predicted, basis, v);
         trials.add(t);
-        listener.trialDone(t);
+        if (v.outcome() != Outcome.INTERRUPTED) {
+          listener.trialDone(t);
+        }
       }
       learn(t, levers);
       return t;
@@ -588,13 +593,12 @@ public final class Agent {
           || levers.getFirst().chanceOfGain(options.gate().minGain()) >= options.promisingChance())) {
         inconclusive.put(levers.getFirst(), Belief.of(levers.getFirst(), v, options.gate().confidence()));
       }
-      if (v.outcome() == Outcome.OUT_OF_BUDGET) {
-        if (Thread.currentThread().isInterrupted()) {
-          stop(StopReason.INTERRUPTED, "interrupted during trial " + t.index());
-        } else {
-          outOfTime = true;
-          stop(StopReason.DEADLINE, "trial " + t.index() + " was cut at the deadline: " + v.detail());
-        }
+      if (v.outcome() == Outcome.INTERRUPTED) {
+        stop(StopReason.INTERRUPTED, "interrupted during trial " + (t.index() + 1) + " (" + String.join("+", t.levers())
+            + "), which is not counted");
+      } else if (v.outcome() == Outcome.OUT_OF_BUDGET) {
+        outOfTime = true;
+        stop(StopReason.DEADLINE, "trial " + (t.index() + 1) + " was cut at the deadline: " + v.detail());
       }
     }
 

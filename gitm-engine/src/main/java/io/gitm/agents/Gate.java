@@ -86,7 +86,7 @@ public final class Gate {
         return trial.verdict(stop.outcome, stop.arm, stop.getMessage(), Double.NaN);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        return trial.verdict(Outcome.OUT_OF_BUDGET, Arm.NONE, "interrupted", Double.NaN);
+        return trial.verdict(Outcome.INTERRUPTED, Arm.NONE, "stopped by request", Double.NaN);
       }
     }
   }

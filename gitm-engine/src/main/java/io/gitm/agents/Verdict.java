@@ -112,13 +112,18 @@ public record Verdict(Outcome outcome, String detail, Arm failedArm, double[] an
     DEVICE_ERROR,
     SETUP_REFUSED,
     /** The trial was cut at its deadline before it had all its blocks. */
-    OUT_OF_BUDGET;
+    OUT_OF_BUDGET,
+    /**
+     * The trial was cut by a request to stop (Ctrl-C): it measured nothing, is not journaled, and a resumed run tries
+     * it again.
+     */
+    INTERRUPTED;
 
     /** Whether this is a failure of the setup (it did not run properly or changed the output), not a measurement. */
     public boolean failure() {
       return switch (this) {
         case OUTPUT_CHANGED, CRASH, HANG, OUT_OF_MEMORY, NAN_OUTPUT, DEVICE_ERROR, SETUP_REFUSED -> true;
-        case KEPT, SLOWER, NOT_SIGNIFICANT, BELOW_MIN_GAIN, OUT_OF_BUDGET -> false;
+        case KEPT, SLOWER, NOT_SIGNIFICANT, BELOW_MIN_GAIN, OUT_OF_BUDGET, INTERRUPTED -> false;
       };
     }
 

@@ -83,13 +83,42 @@ public final class RunLoop {
   }
 
   /**
-   * How a run is stopped from outside (Ctrl-C): {@code stop} is looked at by the profile loop and before the apply
-   * phase; while {@code applying} is true the caller may also interrupt the thread running the loop (the agent then
-   * stops; nothing else is interrupted).
+   * How a run is stopped from outside (Ctrl-C, SIGTERM, an embedding application): {@link #requestStop} sets a flag
+   * that the profile loop and the phases look at, and, while the apply phase runs, interrupts the thread running it so
+   * that the trial in progress is cut. The interrupt never reaches the thread outside the apply phase: entering and
+   * leaving it and requesting a stop are serialised on this object.
    */
-  public record Control(AtomicBoolean stop, AtomicBoolean applying) {
+  public static final class Control {
+    private final AtomicBoolean stop = new AtomicBoolean();
+    private Thread applying;
+
     public static Control none() {
-      return new Control(new AtomicBoolean(), new AtomicBoolean());
+      return new Control();
+    }
+
+    /** Asks the run to stop gracefully: it reverts to the anchor and writes the report of what was done. */
+    public synchronized void requestStop() {
+      stop.set(true);
+      if (applying != null) {
+        applying.interrupt();
+      }
+    }
+
+    public boolean stopRequested() {
+      return stop.get();
+    }
+
+    synchronized void enterApply() {
+      applying = Thread.currentThread();
+      if (stop.get()) {
+        applying.interrupt();
+      }
+    }
+
+    /** Leaves the apply phase; returns whether the thread had been interrupted (its flag is cleared). */
+    synchronized boolean leaveApply() {
+      applying = null;
+      return Thread.interrupted();
     }
   }
 
@@ -149,8 +178,6 @@ public final class RunLoop {
     RunStore store = req.store();
     RunDir resumed = req.resumed();
     Journal.Contents previous = req.previous();
-    AtomicBoolean interrupted = control.stop();
-    AtomicBoolean applying = control.applying();
     Budget budget = req.budget();
     Target target = req.target();
     String workload = w.spec().name();
@@ -223,7 +250,7 @@ public final class RunLoop {
                   } catch (IOException e) {
                     throw new UncheckedIOException(e);
                   }
-                }, interrupted::get);
+                }, control::stopRequested);
             writer[0].close();
           } catch (RuntimeException | IOException e) {
             if (writer[0] != null) {
@@ -265,10 +292,9 @@ public final class RunLoop {
       Optimizer.Events events = new Optimizer.Events() {
         @Override
         public void phaseStarted(Phase phase, Duration window) {
-          applying.set(phase == Phase.APPLY);
-          if (phase == Phase.APPLY && interrupted.get()) {
-            // Ctrl-C came before the apply phase: the agent stops before its first trial
-            Thread.currentThread().interrupt();
+          if (phase == Phase.APPLY) {
+            // a stop requested before the apply phase interrupts at once: the agent stops before its first trial
+            control.enterApply();
           }
           progress.phase(phase, window);
           append(j, clock, "phase-start", Map.of("phase", phase.label().toLowerCase(), "seconds", window.toMillis() / 1000.0));
@@ -295,11 +321,10 @@ public final class RunLoop {
         failure = oneLine(String.valueOf(e.getMessage()));
         append(j, clock, "failed", Map.of("phase", "optimize", "error", failure));
       }
-      applying.set(false);
-      boolean interruptFlag = Thread.interrupted();
+      boolean interruptFlag = control.leaveApply();
       long tr = wall.nanos();
       progress.phase(Phase.REPORT, plan.remaining(Phase.REPORT, Duration.ofNanos(wall.nanos() - startNanos)));
-      boolean wasInterrupted = interrupted.get() || interruptFlag
+      boolean wasInterrupted = control.stopRequested() || interruptFlag
           || (outcome != null && outcome.agent().stopReason() == Agent.StopReason.INTERRUPTED);
       Report.Status status = failure != null ? Report.Status.FAILED : wasInterrupted ? Report.Status.INTERRUPTED
           : outcome.agent().reached(target.fraction()) ? Report.Status.TARGET_REACHED

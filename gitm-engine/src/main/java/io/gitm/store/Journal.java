@@ -1,7 +1,7 @@
 package io.gitm.store;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
+import java.io.RandomAccessFile;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,6 +17,9 @@ import tools.jackson.databind.json.JsonMapper;
  * A run's append-only journal: one JSON object per line, each forced to disk before {@link #append} returns. After a
  * crash, every entry that {@code append} returned for is there; a last line cut short by the crash is detected and
  * left out on reading (and reported), never taken for a whole entry.
+ *
+ * <p>Writes go through {@link RandomAccessFile}, not an interruptible channel: interrupting the writing thread (as
+ * Ctrl-C does to cut a trial) neither closes the journal nor loses the entry being written.
  */
 public final class Journal implements AutoCloseable {
   private static final ObjectMapper JSON = JsonMapper.builder().build();
@@ -36,12 +39,12 @@ public final class Journal implements AutoCloseable {
   }
 
   private final Path file;
-  private final FileChannel channel;
+  private final RandomAccessFile out;
   private long seq;
 
-  private Journal(Path file, FileChannel channel, long seq) {
+  private Journal(Path file, RandomAccessFile out, long seq) {
     this.file = file;
-    this.channel = channel;
+    this.out = out;
     this.seq = seq;
   }
 
@@ -51,25 +54,22 @@ public final class Journal implements AutoCloseable {
       truncateTornTail(file);
     }
     long last = existing.entries().isEmpty() ? 0 : existing.entries().getLast().seq();
-    FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
-    return new Journal(file, ch, last);
+    return new Journal(file, new RandomAccessFile(file.toFile(), "rw"), last);
   }
 
   /** Appends one entry and forces it to disk; returns it with its sequence number. */
   public synchronized Entry append(String type, String time, Map<String, Object> data) throws IOException {
     Entry e = new Entry(seq + 1, time, type, data);
     byte[] line = (JSON.writeValueAsString(e) + "\n").getBytes(StandardCharsets.UTF_8);
-    long before = channel.size();
+    long before = out.length();
     try {
-      ByteBuffer b = ByteBuffer.wrap(line);
-      while (b.hasRemaining()) {
-        channel.write(b);
-      }
-      channel.force(false);
+      out.seek(before);
+      out.write(line);
+      out.getFD().sync();
     } catch (IOException ex) {
       // a partial line would run into the next entry: cut the file back to the last whole entry
       try {
-        channel.truncate(before);
+        out.setLength(before);
       } catch (IOException suppressed) {
         ex.addSuppressed(suppressed);
       }
@@ -85,7 +85,7 @@ public final class Journal implements AutoCloseable {
 
   @Override
   public synchronized void close() throws IOException {
-    channel.close();
+    out.close();
   }
 
   /**

@@ -423,6 +423,37 @@ class AgentTest {
   }
 
   @Test
+  void aTrialCutByAStopRequestIsNotJournaledAndStopsTheSearch() throws Exception {
+    SyntheticJob job = new SyntheticJob(23).effect("a", 1.2).hangs("h");
+    List<TrialRecord> heard = java.util.Collections.synchronizedList(new ArrayList<>());
+    Thread searcher = Thread.currentThread();
+    Thread stopper = Thread.ofPlatform().start(() -> {
+      // the search waits on the hanging block of trial 2 (its watchdog allows a minute): cut it there
+      while (heard.isEmpty() || searcher.getState() != Thread.State.TIMED_WAITING) {
+        Thread.onSpinWait();
+      }
+      searcher.interrupt();
+    });
+    Result r;
+    try {
+      r = new Agent(new FakeTicker(), Agent.Options.defaults()
+          .withGate(Gate.Options.defaults().withBlockTimeout(Duration.ofMinutes(1))))
+          .optimize(job, SHIPPED, List.of(replay(SyntheticLever.a("a"), 1.2), replay(SyntheticLever.a("h"), 1.1)),
+              CONTEXT, Long.MAX_VALUE, heard::add, List.of());
+    } finally {
+      while (stopper.isAlive()) {
+        Thread.onSpinWait();
+      }
+      assertThat(Thread.interrupted()).as("the interrupt is left set").isTrue();
+    }
+    assertThat(r.stopReason()).isEqualTo(StopReason.INTERRUPTED);
+    assertThat(r.trials()).extracting(t -> t.verdict().outcome()).containsExactly(Outcome.KEPT, Outcome.INTERRUPTED);
+    assertThat(heard).as("only the completed trial reaches the journal").extracting(t -> t.levers().getFirst())
+        .containsExactly("a");
+    assertThat(r.detail()).contains("interrupted during trial 2 (h)");
+  }
+
+  @Test
   void aChancePassThatTheConfirmationDoesNotReproduceIsGivenUp() {
     // Seed chosen by the search below: a search of four do-nothing levers whose gate kept one by chance.
     for (long seed = 0; seed < 200; seed++) {

@@ -30,6 +30,22 @@ class JournalTest {
   }
 
   @Test
+  void anAppendByAnInterruptedThreadIsWrittenAndTheJournalStaysOpen() throws IOException {
+    Path f = dir.resolve("journal.jsonl");
+    try (Journal j = Journal.open(f)) {
+      j.append("trial", "t1", Map.of());
+      Thread.currentThread().interrupt();
+      try {
+        j.append("trial", "t2", Map.of());
+        j.append("end", "t3", Map.of());
+      } finally {
+        assertThat(Thread.interrupted()).as("the interrupt is left for the caller").isTrue();
+      }
+    }
+    assertThat(Journal.read(f).entries()).extracting(Journal.Entry::type).containsExactly("trial", "trial", "end");
+  }
+
+  @Test
   void tornLastLineFromACrashIsLeftOutReportedAndRepairedOnReopen() throws IOException {
     Path f = dir.resolve("journal.jsonl");
     try (Journal j = Journal.open(f)) {
