@@ -296,6 +296,13 @@ public final class Gate {
         return new Equivalence(Outcome.NAN_OUTPUT, difference,
             "the candidate's output holds NaN or infinite values the anchor's does not");
       }
+      if (safety == SafetyClass.B && (anchor.fixedSha256() != null || candidate.fixedSha256() != null)
+          && !java.util.Objects.equals(anchor.fixedSha256(), candidate.fixedSha256())) {
+        return new Equivalence(Outcome.OUTPUT_CHANGED, difference,
+            "the output's non-numeric part differs (shape, dtype, layout or text; fixed sha256 "
+                + abbreviate(String.valueOf(anchor.fixedSha256())) + " vs "
+                + abbreviate(String.valueOf(candidate.fixedSha256())) + ")");
+      }
       if (safety == SafetyClass.B && (a.length > 0 || c.length > 0)) {
         if (difference > tolerance) {
           return new Equivalence(Outcome.OUTPUT_CHANGED, difference,

@@ -122,6 +122,62 @@ class GateTest {
     assertThat(judge(job, SyntheticLever.b("x"), 0.5).outcome()).isEqualTo(Outcome.NAN_OUTPUT);
   }
 
+  /** A job twice as fast under a pinned setup, whose output is {@code anchor} shipped and {@code candidate} pinned. */
+  private static Job outputJob(OutputDigest anchor, OutputDigest candidate) {
+    return new Job() {
+      @Override
+      public String metric() {
+        return "x/s";
+      }
+
+      @Override
+      public boolean higherIsBetter() {
+        return true;
+      }
+
+      @Override
+      public Run open(Setup setup) {
+        return new Run() {
+          @Override
+          public double block() {
+            return setup.cpus().isEmpty() ? 1 : 2;
+          }
+
+          @Override
+          public OutputDigest output() {
+            return setup.cpus().isEmpty() ? anchor : candidate;
+          }
+
+          @Override
+          public void close() {}
+        };
+      }
+    };
+  }
+
+  @Test
+  void aClassBCandidateWhoseNonNumericPartChangesIsAnOutputChangeWhateverItsValues() {
+    double[] values = {1.0, 2.0};
+    Job job = outputJob(new OutputDigest("a", values, "fixed-anchor", 1e-12),
+        new OutputDigest("b", values, "fixed-candidate", 1e-12));
+    Verdict v = new Gate(new FakeTicker(), OPTIONS).judge(job, ANCHOR, ANCHOR.withCpus(Set.of(1)), SafetyClass.B,
+        0.5);
+
+    assertThat(v.outcome()).isEqualTo(Outcome.OUTPUT_CHANGED);
+    assertThat(v.failedArm()).isEqualTo(Arm.CANDIDATE);
+    assertThat(v.detail()).contains("non-numeric part differs").contains("fixed-ancho").contains("fixed-candi");
+  }
+
+  @Test
+  void aClassBCandidateWithTheSameNonNumericPartAndCloseValuesIsKept() {
+    Job job = outputJob(new OutputDigest("a", new double[] {1.0, 2.0}, "fixed", 1e-12),
+        new OutputDigest("b", new double[] {1.0, 2.0 + 1e-9}, "fixed", 1e-12));
+    Verdict v = new Gate(new FakeTicker(), OPTIONS).judge(job, ANCHOR, ANCHOR.withCpus(Set.of(1)), SafetyClass.B,
+        1e-6);
+
+    assertThat(v.outcome()).isEqualTo(Outcome.KEPT);
+  }
+
   @Test
   void aCrashingCandidateIsACrashAndEveryRunIsClosed() {
     SyntheticJob job = new SyntheticJob(11).crashes("x");
