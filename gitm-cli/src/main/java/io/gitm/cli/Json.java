@@ -13,4 +13,9 @@ final class Json {
   static String write(Object value) {
     return MAPPER.writeValueAsString(value);
   }
+
+  @SuppressWarnings("unchecked")
+  static java.util.Map<String, Object> readMap(java.nio.file.Path file) {
+    return MAPPER.readValue(file.toFile(), java.util.Map.class);
+  }
 }

@@ -1,6 +1,7 @@
 package io.gitm.cli;
 
 import java.io.PrintWriter;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -56,7 +57,23 @@ public final class Main implements Runnable {
       err.flush();
       return FAILURE;
     });
-    int code = cl.execute(args);
+    // gitm run ... --cmd PROGRAM [ARGS...]: what follows --cmd is the job's, not gitm's
+    String[] own = args;
+    List<String> job = List.of();
+    if (args.length > 0 && args[0].equals("run")) {
+      int at = java.util.Arrays.asList(args).indexOf("--cmd");
+      if (at >= 0) {
+        own = java.util.Arrays.copyOfRange(args, 0, at + 1);
+        job = List.of(java.util.Arrays.copyOfRange(args, at + 1, args.length));
+      }
+    }
+    RunCommand.JOB_ARGV.set(job);
+    int code;
+    try {
+      code = cl.execute(own);
+    } finally {
+      RunCommand.JOB_ARGV.remove();
+    }
     out.flush();
     err.flush();
     return code;

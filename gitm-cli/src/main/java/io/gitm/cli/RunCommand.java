@@ -26,15 +26,14 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code gitm run}: optimize a workload within a wall-clock budget towards a target improvement. Today it runs the
- * first of the five phases, profile: the workload in its shipped configuration for the profile phase's share of
- * the budget, with kernel events and device state recorded, and writes the baseline and its report. The later
- * phases (attribute, rank, apply, report of interventions) are not built yet and the run says so.
+ * {@code gitm run}: optimize a job within a wall-clock budget towards a target improvement, in five phases (profile,
+ * attribute, rank, apply behind rollback gates, report). The job is a built-in managed workload ({@code --workload})
+ * or a black-box process ({@code --cmd PROGRAM [ARGS...]}, last on the line).
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
     description = "Profile a GPU job, attribute its slowdowns, apply levers behind rollback gates, and report.",
-    footer = {"", "Today only the profile phase is built: the run measures the job's baseline, records its trace and"
-        + " device state, writes a report, and says plainly that the optimizing phases did not run."})
+    footer = {"", "A black-box job: gitm run --budget 10m --target 15% --metric-regex 'it/s: ([0-9.]+)'"
+        + " --higher-is-better --output out.npy --cmd python3 train.py --epochs 1"})
 final class RunCommand implements Callable<Integer> {
   /** Dataset folder of each built-in workload. */
   static final Map<String, String> DATASET_DOMAIN = Map.of("hft-lob", "hft", "af2", "biotech", "kitti", "edge");
@@ -58,6 +57,12 @@ final class RunCommand implements Callable<Integer> {
 
   @CommandLine.Mixin
   StoreOptions storeOptions = new StoreOptions();
+
+  @CommandLine.Mixin
+  ProcessOptions process = new ProcessOptions();
+
+  /** The job's argument vector: what followed {@code --cmd} on the command line (set by {@link Main}). */
+  static final ThreadLocal<List<String>> JOB_ARGV = ThreadLocal.withInitial(List::of);
 
   @Option(names = "--max-iterations", paramLabel = "N", defaultValue = "0",
       description = "Stop profiling after N iterations even if time is left (0: no cap).")
@@ -93,6 +98,7 @@ final class RunCommand implements Callable<Integer> {
     RunStore store = storeOptions.open(cl);
     RunDir resumed = null;
     Journal.Contents previous = null;
+    io.gitm.agents.ProcessSpec resumedProcess = null;
     if (resume != null) {
       Path dir = Path.of(resume);
       if (!java.nio.file.Files.isDirectory(dir)) {
@@ -109,6 +115,10 @@ final class RunCommand implements Callable<Integer> {
             + " resume");
       }
       workload = resumed.info().workload();
+      if (java.nio.file.Files.isRegularFile(dir.resolve("process.json"))) {
+        resumedProcess = io.gitm.agents.ProcessSpec.fromJson(Json.readMap(dir.resolve("process.json")));
+        workload = null;
+      }
       budget = Budget.parse(resumed.info().budget());
       target = Target.parse(resumed.info().target());
       Map<String, String> dm = resumed.info().device();
@@ -121,8 +131,19 @@ final class RunCommand implements Callable<Integer> {
         device.simSeed = Long.parseLong(dm.get("request.seed"));
       }
     }
+    if (process.cmd && workload != null) {
+      throw new CommandLine.ParameterException(cl, "give --workload or --cmd, not both");
+    }
+    if (!process.cmd && resumedProcess == null && process.anyGiven()) {
+      throw new CommandLine.ParameterException(cl, "--metric, --output, --timeout, --workdir, --env and the like"
+          + " describe a black-box job: add --cmd PROGRAM [ARGS...] at the end");
+    }
+    if (process.cmd || resumedProcess != null) {
+      return runProcess(cl, store, resumed, previous, resumedProcess);
+    }
     if (workload == null || workload.isBlank()) {
-      throw new CommandLine.ParameterException(cl, "--workload is required; known workloads: " + Workloads.knownNames());
+      throw new CommandLine.ParameterException(cl, "--workload (or --cmd PROGRAM ...) is required; known workloads: "
+          + Workloads.knownNames());
     }
     Workload w = Workloads.find(workload).orElseThrow(() -> new CommandLine.ParameterException(cl,
         "unknown workload '" + workload + "'; known workloads: " + Workloads.knownNames()));
@@ -181,5 +202,126 @@ final class RunCommand implements Callable<Integer> {
       throw new CliFailure("run " + r.run().id() + " failed while optimizing: " + r.failure());
     }
     return r.status() == io.gitm.optimizer.report.Report.Status.INTERRUPTED ? 130 : Main.OK;
+  }
+
+  private int runProcess(CommandLine cl, RunStore store, RunDir resumed, Journal.Contents previous,
+      io.gitm.agents.ProcessSpec resumedSpec) throws IOException {
+    if (budget == null) {
+      throw new CommandLine.ParameterException(cl, "--budget is required (e.g. --budget 10m)");
+    }
+    if (target == null) {
+      throw new CommandLine.ParameterException(cl, "--target is required (e.g. --target 15%)");
+    }
+    if (device.kind.equals("sim")) {
+      throw new CommandLine.ParameterException(cl, "--device sim cannot run a black-box process: it runs on the"
+          + " machine's GPU (or none)");
+    }
+    if (allowDeviceSettings) {
+      throw new CommandLine.ParameterException(cl, "--allow-device-settings: device settings are never changed for a"
+          + " black-box process");
+    }
+    io.gitm.agents.ProcessSpec spec = resumedSpec != null ? resumedSpec : process.spec(cl, JOB_ARGV.get());
+    if (resumedSpec != null) {
+      try {
+        spec.checkStartable();
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.ParameterException(cl, "--resume: " + Main.oneLine(e.getMessage()));
+      }
+    }
+    if (levers != null) {
+      for (String id : levers) {
+        try {
+          Levers.byId(id);
+        } catch (IllegalArgumentException e) {
+          throw new CommandLine.ParameterException(cl, "--levers: " + Main.oneLine(e.getMessage()));
+        }
+      }
+    }
+    Gate.Options gateOptions;
+    try {
+      // a block is a whole process: no warm-up block (each process warms itself up); six pairs are the fewest for
+      // which the signed-rank test can reach 5%
+      gateOptions = Gate.Options.defaults().withWarmupBlocks(0).withPairs(
+          cl.getParseResult().hasMatchedOption("--gate-pairs") ? gatePairs : 6);
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(cl, "--gate-pairs: " + e.getMessage());
+    }
+    Ticker wall = Ticker.system();
+    io.gitm.device.StateSampler sampler = null;
+    String gpu = null;
+    io.gitm.device.DeviceInfo info;
+    if (!device.kind.equals("none")) {
+      try {
+        io.gitm.nvidia.nvml.NvmlSampler s = io.gitm.nvidia.nvml.NvmlSampler.open(device.ordinal, wall);
+        sampler = s;
+        info = new io.gitm.device.DeviceInfo("nvml", io.gitm.trace.DeviceKind.REAL, device.ordinal, s.name(), s.uuid(),
+            "", 0, 0, 0, io.gitm.nvidia.nvml.Nvml.driverVersion().orElse(""), 0, 0);
+      } catch (RuntimeException | LinkageError e) {
+        gpu = "NVML not usable: " + Main.oneLine(String.valueOf(e.getMessage()));
+        info = hostOnly(gpu);
+      }
+    } else {
+      gpu = "--device none";
+      info = hostOnly(gpu);
+    }
+    java.util.function.Function<Path, Map<String, String>> tracing = null;
+    String tracingOff;
+    if (process.noTrace) {
+      tracingOff = "--no-trace";
+    } else if (sampler == null) {
+      tracingOff = "no GPU visible (" + gpu + ")";
+    } else {
+      java.util.Optional<Path> lib = io.gitm.nvidia.cupti.Injection.extract(store.root().resolve("lib"));
+      if (lib.isPresent()) {
+        Path l = lib.get();
+        tracing = out -> io.gitm.nvidia.cupti.Injection.environment(l, out);
+        tracingOff = null;
+      } else {
+        tracingOff = "this build of gitm carries no libgitm_inject.so (built without the CUDA toolkit)";
+      }
+    }
+    List<String> evidence = new java.util.ArrayList<>();
+    for (Path k : process.kineto) {
+      evidence.add(KinetoEvidence.summarize(cl, k));
+    }
+    RunLoop.ProcessTarget target0 = new RunLoop.ProcessTarget(spec, tracing, tracingOff, sampler, info,
+        sampler != null ? "NVML device " + device.ordinal + " (" + info.name() + ")" : "no GPU: " + gpu, evidence);
+    PrintWriter out = cl.getOut();
+    Progress progress = new Progress(out, json, wall);
+    RunLoop.Control control = RunLoop.Control.none();
+    Interrupts interrupts = Interrupts.install(control, cl.getErr());
+    RunLoop.Result r;
+    try {
+      RunLoop.Request req = RunLoop.Request.process(target0, budget, target, store, resumed, previous, gateOptions,
+          levers, "gitm " + String.join(" ", cl.getParseResult().originalArgs()) + " " + String.join(" ", spec.command()),
+          VersionCommand.version());
+      r = RunLoop.run(req, wall, Clock.systemUTC(), progress, control);
+    } catch (RunLoop.RunFailure e) {
+      if (control.stopRequested()) {
+        cl.getErr().println("gitm: " + Main.oneLine(e.getMessage()));
+        cl.getErr().flush();
+        return 130;
+      }
+      throw new CliFailure(e.getMessage(), e);
+    } finally {
+      interrupts.close();
+    }
+    if (json) {
+      Map<String, Object> doc = new LinkedHashMap<>();
+      doc.put("run", r.run().id());
+      doc.put("folder", r.run().dir().toString());
+      doc.put("device", r.device());
+      doc.putAll(r.summary());
+      out.println(Json.write(doc));
+    }
+    if (r.failure() != null) {
+      throw new CliFailure("run " + r.run().id() + " failed while optimizing: " + r.failure());
+    }
+    return r.status() == Report.Status.INTERRUPTED ? 130 : Main.OK;
+  }
+
+  private static io.gitm.device.DeviceInfo hostOnly(String why) {
+    return new io.gitm.device.DeviceInfo("host", io.gitm.trace.DeviceKind.REAL, -1, "no GPU (" + why + ")", "", "", 0,
+        0, 0, "none", 0, 0);
   }
 }

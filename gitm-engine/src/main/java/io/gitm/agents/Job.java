@@ -19,6 +19,12 @@ public interface Job {
    */
   Run open(Setup setup) throws TrialFailure;
 
+  /** A job that holds what it runs on (device contexts, process groups) until closed. */
+  interface Closeable extends Job, AutoCloseable {
+    @Override
+    void close();
+  }
+
   /** One prepared instance of the job under one setup. */
   interface Run extends AutoCloseable {
     /**

@@ -52,7 +52,7 @@ import java.util.SortedSet;
  * {@code CRASH}. What a failed open had opened is closed; a device that failed with a device error or a crash is
  * closed once no run uses it.
  */
-public final class ManagedJob implements Job, AutoCloseable {
+public final class ManagedJob implements Job.Closeable {
   private static final String INPUT_BATCHES = "inputBatches";
 
   private final Workload workload;

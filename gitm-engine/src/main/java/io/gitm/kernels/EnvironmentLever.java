@@ -10,7 +10,12 @@ import java.util.Set;
  * Not for managed jobs: their process (gitm's) is already running.
  */
 record EnvironmentLever(String id, String variable, String value, SafetyClass safety, Set<Cause> addresses,
-    String description) implements Lever {
+    String description, String shareFact, double speedup) implements Lever {
+  EnvironmentLever(String id, String variable, String value, SafetyClass safety, Set<Cause> addresses,
+      String description) {
+    this(id, variable, value, safety, addresses, description, null, 1);
+  }
+
   EnvironmentLever {
     if (id == null || variable == null || variable.isBlank() || value == null || safety == null || description == null) {
       throw new IllegalArgumentException("an environment lever needs an id, a variable, a value, a class and words");
@@ -36,6 +41,20 @@ record EnvironmentLever(String id, String variable, String value, SafetyClass sa
         ? "set to " + c.setup().environment().get(variable) : "as the job found it"));
   }
 
+  /**
+   * With a share fact: the time in what the variable speeds up ({@code shareFact}) made {@code speedup} times
+   * faster, Amdahl's way.
+   */
+  @Override
+  public java.util.OptionalDouble expectedGain(LeverContext c) {
+    double share = shareFact == null ? Double.NaN : c.fact(shareFact, Double.NaN);
+    if (!(share >= 0)) {
+      return java.util.OptionalDouble.empty();
+    }
+    double rest = 1 - share + share / speedup;
+    return java.util.OptionalDouble.of(Math.max(0.005, 1 / rest - 1));
+  }
+
   @Override
   public Setup apply(Setup s, LeverContext c) {
     return s.withEnvironment(variable, value);
@@ -56,7 +75,7 @@ record EnvironmentLever(String id, String variable, String value, SafetyClass sa
   static EnvironmentLever expandableSegments() {
     return new EnvironmentLever("env-expandable-segments", "PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True",
         SafetyClass.A, Set.of(Cause.ALLOCATOR_STALL), "let PyTorch's caching allocator grow segments in place "
-        + "instead of allocating and freeing new ones");
+        + "instead of allocating and freeing new ones", LeverContext.FACT_ALLOCATION_SHARE, 3);
   }
 
   static EnvironmentLever deviceMaxConnections() {
@@ -73,5 +92,18 @@ record EnvironmentLever(String id, String variable, String value, SafetyClass sa
   static EnvironmentLever tf32Override() {
     return new EnvironmentLever("env-tf32-override", "NVIDIA_TF32_OVERRIDE", "1", SafetyClass.B, Set.of(),
         "let cuBLAS and cuDNN compute FP32 GEMMs and convolutions in TF32 on tensor cores");
+  }
+
+  static EnvironmentLever torchTf32() {
+    return new EnvironmentLever("env-torch-tf32", "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", "1", SafetyClass.B, Set.of(),
+        "make PyTorch compute FP32 matrix products in TF32 on tensor cores, whatever the script chose (PyTorch reads"
+        + " it in at::Context::allowTF32CuBLAS)", LeverContext.FACT_FP32_GEMM_SHARE, 4);
+  }
+
+  static EnvironmentLever cudaMallocAsync() {
+    return new EnvironmentLever("env-cuda-malloc-async", "PYTORCH_CUDA_ALLOC_CONF", "backend:cudaMallocAsync",
+        SafetyClass.A, Set.of(Cause.ALLOCATOR_STALL), "back PyTorch's allocator with CUDA's stream-ordered pool "
+        + "(cudaMallocAsync), whose freed memory stays in the pool instead of going back to the driver",
+        LeverContext.FACT_ALLOCATION_SHARE, 5);
   }
 }

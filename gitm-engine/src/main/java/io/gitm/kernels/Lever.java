@@ -36,6 +36,15 @@ public interface Lever {
    */
   Optional<Replay.Change> counterfactual(Replay.Change base);
 
+  /**
+   * The gain this lever expects from what the facts show (e.g. the share of device time in FP32 GEMMs for TF32), as
+   * a fraction (0.2 = 20% better); empty when it has no estimate of its own (the attributed causes it addresses then
+   * give its prior).
+   */
+  default java.util.OptionalDouble expectedGain(LeverContext context) {
+    return java.util.OptionalDouble.empty();
+  }
+
   /** Extra wall-clock cost of one trial with this lever, beyond running the job (e.g. reopening the device). */
   default double trialCostSeconds() {
     return 0;

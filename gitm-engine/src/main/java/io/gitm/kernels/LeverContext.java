@@ -40,6 +40,12 @@ public record LeverContext(WorkloadSpec workload, DeviceInfo device, List<Hypoth
   public static final String FACT_GPU_LOCAL_CPU = "gpuLocalCpu";
   /** Host threads of the job that want a CPU at once (busy threads, e.g. data loaders and the launching thread). */
   public static final String FACT_HOST_THREADS = "hostThreads";
+  /** Processes of a black-box job that were busy on the host at once (the most seen in its profile). */
+  public static final String FACT_JOB_PROCESSES = "jobProcesses";
+  /** Share of a traced span spent in FP32 GEMM kernels that do not use tensor cores. */
+  public static final String FACT_FP32_GEMM_SHARE = "fp32GemmShare";
+  /** Share of a traced span the host spent in device allocation and free calls. */
+  public static final String FACT_ALLOCATION_SHARE = "allocationShare";
 
   public LeverContext {
     hypotheses = List.copyOf(hypotheses == null ? List.of() : hypotheses);

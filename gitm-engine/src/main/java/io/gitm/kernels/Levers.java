@@ -40,6 +40,8 @@ public final class Levers {
       EnvironmentLever.deviceMaxConnections(),
       EnvironmentLever.eagerModuleLoading(),
       EnvironmentLever.tf32Override(),
+      EnvironmentLever.torchTf32(),
+      EnvironmentLever.cudaMallocAsync(),
       new OmpThreads(),
       new HostCpuAffinity(Lever.Scope.PROCESS),
       DeviceSettingLever.powerLimit(),

@@ -6,8 +6,10 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * {@code OMP_NUM_THREADS} of a black-box process set to the CPUs it may use (its pinned CPUs, else the host's), so
- * that OpenMP's thread pool does not oversubscribe them and starve the thread that launches GPU work.
+ * {@code OMP_NUM_THREADS} of a black-box job set to its share of the CPUs it may use (its pinned CPUs, else the
+ * host's), divided among the job's busy processes ({@link LeverContext#FACT_JOB_PROCESSES}) when there are several, so
+ * that the OpenMP thread pools of its processes (each sized to every core by default) do not oversubscribe the cores
+ * and starve the thread that launches GPU work.
  */
 record OmpThreads() implements Lever {
   static final String VARIABLE = "OMP_NUM_THREADS";
@@ -19,7 +21,7 @@ record OmpThreads() implements Lever {
 
   @Override
   public String description() {
-    return "set OMP_NUM_THREADS to the CPUs the process may use";
+    return "set OMP_NUM_THREADS to the job's CPUs divided among its busy processes";
   }
 
   @Override
@@ -51,10 +53,21 @@ record OmpThreads() implements Lever {
     if (Integer.toString(n).equals(c.setup().environment().get(VARIABLE))) {
       return Applicability.no(VARIABLE + "=" + n + " is already set");
     }
-    return Applicability.yes("the process may use " + n + " CPU(s)");
+    double procs = c.fact(LeverContext.FACT_JOB_PROCESSES, 1);
+    return Applicability.yes("the job may use " + cpus(c, c.setup()) + " CPU(s)" + (procs > 1 ? " across "
+        + (int) procs + " busy processes: " + n + " threads each" : ""));
   }
 
   private static int threads(LeverContext c, Setup s) {
+    int cpus = cpus(c, s);
+    if (cpus < 1) {
+      return -1;
+    }
+    double procs = c.fact(LeverContext.FACT_JOB_PROCESSES, 1);
+    return procs > 1 ? Math.max(1, (int) (cpus / procs)) : cpus;
+  }
+
+  private static int cpus(LeverContext c, Setup s) {
     if (!s.cpus().isEmpty()) {
       return s.cpus().size();
     }

@@ -3,12 +3,10 @@ package io.gitm.scheduler;
 import io.gitm.agents.Agent;
 import io.gitm.agents.Candidate;
 import io.gitm.agents.Gate;
-import io.gitm.agents.ManagedJob;
+import io.gitm.agents.Job;
 import io.gitm.agents.TrialRecord;
 import io.gitm.api.Ticker;
 import io.gitm.device.DeviceInfo;
-import io.gitm.device.DeviceProvider;
-import io.gitm.device.DeviceRequest;
 import io.gitm.device.HardwareSpec;
 import io.gitm.kernels.Lever;
 import io.gitm.kernels.LeverContext;
@@ -21,8 +19,7 @@ import io.gitm.optimizer.replay.Counterfactual;
 import io.gitm.sim.SimSpec;
 import io.gitm.trace.TraceMeta;
 import io.gitm.trace.TraceRecord;
-import io.gitm.workload.Workload;
-import java.nio.file.Path;
+import io.gitm.workload.WorkloadSpec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -81,11 +78,15 @@ public final class Optimizer {
   /**
    * Runs attribute, rank and apply.
    *
+   * @param spec the managed workload's spec, or null for a process job
+   * @param job the job the agent measures (the caller opens and closes it)
+   * @param extraFacts facts the profile found beyond the trace's (e.g. a process job's busy processes)
+   * @param replaySpec the device model counterfactual replay runs on, or null for none
    * @param startNanos the run's start on {@code wall}
    * @param completed trials of an interrupted earlier run (resume); empty otherwise
    */
-  public static Outcome run(Workload workload, DeviceProvider provider, DeviceRequest request, DeviceInfo info,
-      Path dataDir, TraceMeta meta, List<TraceRecord> trace, HardwareSpec hw, SimSpec replaySpec, PhasePlan plan,
+  public static Outcome run(WorkloadSpec spec, double outputTolerance, Job job, DeviceInfo info, TraceMeta meta,
+      List<TraceRecord> trace, Map<String, Double> extraFacts, HardwareSpec hw, SimSpec replaySpec, PhasePlan plan,
       Ticker wall, long startNanos, Options options, Events events, List<TrialRecord> completed) {
     Map<Phase, Duration> used = new EnumMap<>(Phase.class);
 
@@ -104,7 +105,8 @@ public final class Optimizer {
     Setup shipped = Setup.shipped();
     Map<String, Double> facts = new HashMap<>(analysis.facts());
     facts.put(LeverContext.FACT_HOST_CPUS, (double) Runtime.getRuntime().availableProcessors());
-    LeverContext context = new LeverContext(workload.spec(), info, analysis.hypotheses(), facts,
+    facts.putAll(extraFacts);
+    LeverContext context = new LeverContext(spec, info, analysis.hypotheses(), facts,
         options.allowDeviceSettings(), shipped);
     Map<String, String> notApplicable = new java.util.LinkedHashMap<>();
     List<Lever> levers = new ArrayList<>();
@@ -112,11 +114,15 @@ public final class Optimizer {
       if (!options.onlyLevers().isEmpty() && !options.onlyLevers().contains(l.id())) {
         continue;
       }
+      if ((spec == null) != (l.scope() == Lever.Scope.PROCESS)) {
+        // a process job takes only the levers a process accepts from outside; a managed job none of those
+        continue;
+      }
       // a lever that does not apply to the shipped setup may apply once another is kept (graph capture after
       // pinned memory and preallocation): the agent checks each against its anchor as the anchor moves
       levers.add(l);
     }
-    Optional<Counterfactual> cf = Counterfactual.of(trace, replaySpec);
+    Optional<Counterfactual> cf = replaySpec == null ? Optional.empty() : Counterfactual.of(trace, replaySpec);
     Map<String, Counterfactual.Prediction> predictions = new java.util.LinkedHashMap<>();
     List<Candidate> candidates = new ArrayList<>();
     Duration rankDeadline = plan.deadline(Phase.RANK);
@@ -129,7 +135,7 @@ public final class Optimizer {
       if (p != null && p.modelled()) {
         candidates.add(Candidate.replay(l, Math.max(0.05, 1 + p.gain()), Math.max(0.005, p.uncertainty())));
       } else {
-        double prior = prior(l, analysis.hypotheses());
+        double prior = prior(l, analysis.hypotheses(), context);
         candidates.add(Candidate.prior(l, 1 + prior, Math.max(0.02, prior)));
       }
     }
@@ -147,13 +153,10 @@ public final class Optimizer {
     Duration applyEnd = plan.budget().duration().minus(reportReserve(plan));
     events.phaseStarted(Phase.APPLY, applyEnd.minus(since(wall, startNanos)));
     Agent.Options ao = Agent.Options.defaults().withGate(options.gate()).withTarget(options.target())
-        .withOutputTolerance(workload.spec().outputTolerance());
+        .withOutputTolerance(outputTolerance);
     Agent agent = new Agent(wall, ao);
-    Agent.Result result;
-    try (ManagedJob job = new ManagedJob(workload, provider, request, dataDir, options.blockIterations())) {
-      result = agent.optimize(job, shipped, candidates, context, startNanos + applyEnd.toNanos(), events::trialDone,
-          completed);
-    }
+    Agent.Result result = agent.optimize(job, shipped, candidates, context, startNanos + applyEnd.toNanos(),
+        events::trialDone, completed);
     used.put(Phase.APPLY, since(wall, t));
     notApplicable.putAll(result.notTried());
     events.phaseEnded(Phase.APPLY, used.get(Phase.APPLY), result.detail());
@@ -166,6 +169,17 @@ public final class Optimizer {
    * that lost time would give), else a small prior so it is still tried when time allows.
    */
   public static double prior(Lever l, List<Hypothesis> hypotheses) {
+    return prior(l, hypotheses, null);
+  }
+
+  /** As above, but a lever's own estimate from the facts ({@link Lever#expectedGain}) comes first. */
+  public static double prior(Lever l, List<Hypothesis> hypotheses, LeverContext context) {
+    if (context != null) {
+      java.util.OptionalDouble own = l.expectedGain(context);
+      if (own.isPresent()) {
+        return own.getAsDouble();
+      }
+    }
     double lost = 0;
     for (Hypothesis h : hypotheses) {
       if (l.addresses().contains(h.cause())) {

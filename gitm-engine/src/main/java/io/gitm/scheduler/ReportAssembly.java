@@ -27,7 +27,7 @@ final class ReportAssembly {
 
   static Report build(String runId, String workload, DeviceInfo info, PhasePlan plan, double target, Report.Status status,
       Instant started, Instant ended, Profiler.Baseline b, Optimizer.Outcome o, List<TraceRecord> trace,
-      Map<Phase, Duration> used, List<String> notes, String gitmVersion) {
+      Map<Phase, Duration> used, List<String> notes, String gitmVersion, boolean higherIsBetter) {
     Report.Device device = new Report.Device(info.name(), info.backend(), info.driverVersion(), info.kind());
     Report.Run run = new Report.Run(runId, workload, device, plan.budget().duration().toMillis() / 1000.0, target,
         status, gitmVersion, started, ended, false);
@@ -37,8 +37,7 @@ final class ReportAssembly {
       phases.add(new Report.PhaseUse(w.phase().label().toLowerCase(java.util.Locale.ROOT),
           w.length().toMillis() / 1000.0, u.toMillis() / 1000.0));
     }
-    Report.Metric metric = new Report.Metric(b.metric().split(" ")[0].isEmpty() ? "throughput" : "throughput",
-        b.metric(), true);
+    Report.Metric metric = new Report.Metric(higherIsBetter ? "throughput" : "time", b.metric(), higherIsBetter);
     Report.Baseline baseline = new Report.Baseline(metric, b.throughput(), b.latency().p50(), b.latency().p99(),
         b.iterations());
     Report.Outcome outcome = null;
@@ -119,7 +118,7 @@ final class ReportAssembly {
       Report.Estimate g = conf.map(ReportAssembly::estimate).orElse(new Report.Estimate(gain - 1, gain - 1, gain - 1));
       // the final value as the confirmation gate measured it (untraced, like the gate's shipped arm); else the
       // traced baseline scaled by the chained gain
-      double fin = conf.map(Verdict::candidateMedian).filter(Double::isFinite).orElse(b.throughput() * gain);
+      double fin = conf.map(Verdict::candidateMedian).filter(Double::isFinite).orElse(higherIsBetter ? b.throughput() * gain : b.throughput() / gain);
       conf.ifPresent(v -> notes.add(String.format(java.util.Locale.ROOT, "the baseline above was measured in the"
           + " profile phase with tracing on; the confirmation gate measured the shipped setup at %.4g and the final"
           + " one at %.4g %s, both untraced", v.anchorMedian(), v.candidateMedian(), b.metric())));

@@ -84,9 +84,9 @@ public final class RunLoop {
 
   /**
    * How a run is stopped from outside (Ctrl-C, SIGTERM, an embedding application): {@link #requestStop} sets a flag
-   * that the profile loop and the phases look at, and, while the apply phase runs, interrupts the thread running it so
-   * that the trial in progress is cut. The interrupt never reaches the thread outside the apply phase: entering and
-   * leaving it and requesting a stop are serialised on this object.
+   * that the profile loop and the phases look at, and, while the apply phase runs (or a process job's profile run),
+   * interrupts the thread running it so that the trial or run in progress is cut. The interrupt never reaches the
+   * thread outside those sections: entering and leaving them and requesting a stop are serialised on this object.
    */
   public static final class Control {
     private final AtomicBoolean stop = new AtomicBoolean();
@@ -135,7 +135,46 @@ public final class RunLoop {
   public record Request(Workload workload, Budget budget, Target target, Device device, DeviceProvider provider,
       String choiceReason, DeviceRequest deviceRequest, RunStore store, Path dataDir, RunDir resumed,
       Journal.Contents previous, int maxIterations, int blockIterations, Gate.Options gate,
-      boolean allowDeviceSettings, List<String> levers, String command, String gitmVersion) {}
+      boolean allowDeviceSettings, List<String> levers, String command, String gitmVersion, ProcessTarget process) {
+    /** A run of a managed workload. */
+    public Request(Workload workload, Budget budget, Target target, Device device, DeviceProvider provider,
+        String choiceReason, DeviceRequest deviceRequest, RunStore store, Path dataDir, RunDir resumed,
+        Journal.Contents previous, int maxIterations, int blockIterations, Gate.Options gate,
+        boolean allowDeviceSettings, List<String> levers, String command, String gitmVersion) {
+      this(workload, budget, target, device, provider, choiceReason, deviceRequest, store, dataDir, resumed, previous,
+          maxIterations, blockIterations, gate, allowDeviceSettings, levers, command, gitmVersion, null);
+    }
+
+    /** A run of a black-box process ({@code gitm run --cmd}). */
+    public static Request process(ProcessTarget p, Budget budget, Target target, RunStore store, RunDir resumed,
+        Journal.Contents previous, Gate.Options gate, List<String> levers, String command, String gitmVersion) {
+      return new Request(null, budget, target, null, null, p.choiceReason(), DeviceRequest.first(), store, null,
+          resumed, previous, 0, 1, gate, false, levers, command, gitmVersion, p);
+    }
+  }
+
+  /**
+   * A black-box job to optimize instead of a managed workload.
+   *
+   * @param tracing the environment that traces a run into the given file (CUPTI injection), or null when tracing is
+   *     unavailable ({@code tracingOff} says why)
+   * @param sampler the job's GPU's state sampler (NVML), or null when there is none
+   * @param info the GPU as NVML describes it, or a host-only description
+   * @param extraEvidence findings from elsewhere (an imported PyTorch profiler trace), added to the report's notes
+   */
+  public record ProcessTarget(io.gitm.agents.ProcessSpec spec, java.util.function.Function<Path, Map<String, String>>
+      tracing, String tracingOff, io.gitm.device.StateSampler sampler, DeviceInfo info, String choiceReason,
+      List<String> extraEvidence) {
+    public ProcessTarget {
+      extraEvidence = List.copyOf(extraEvidence == null ? List.of() : extraEvidence);
+    }
+
+    /** How reports name the job: its command, shortened. */
+    public String name() {
+      String c = String.join(" ", spec.command());
+      return "cmd: " + (c.length() > 80 ? c.substring(0, 77) + "..." : c);
+    }
+  }
 
   /**
    * What a run did.
@@ -180,7 +219,8 @@ public final class RunLoop {
     Journal.Contents previous = req.previous();
     Budget budget = req.budget();
     Target target = req.target();
-    String workload = w.spec().name();
+    ProcessTarget proc = req.process();
+    String workload = proc != null ? proc.name() : w.spec().name();
     Map<Phase, Duration> used = new java.util.EnumMap<>(Phase.class);
     Map<String, String> deviceMap = new LinkedHashMap<>();
     DeviceInfo info;
@@ -194,19 +234,26 @@ public final class RunLoop {
     io.gitm.trace.TraceMeta meta;
     String ceilingsNote;
     List<TrialRecord> completed = new java.util.ArrayList<>();
-    try (Device d = req.device()) {
-      info = d.info();
+    List<String> profileNotes = new java.util.ArrayList<>();
+    Map<String, Double> facts = new LinkedHashMap<>();
+    try (Device d = proc != null ? null : req.device()) {
+      info = d != null ? d.info() : proc.info();
       deviceMap.put("kind", info.kind().label());
       deviceMap.put("backend", info.backend());
       deviceMap.put("name", info.name());
       deviceMap.put("uuid", info.uuid());
       deviceMap.put("driver", info.driverVersion());
       deviceMap.put("chosen", req.choiceReason());
-      deviceMap.put("request.kind", req.provider().kind());
-      request.options().forEach((k, v) -> deviceMap.put("request." + k, v));
+      deviceMap.put("request.kind", proc != null ? "process" : req.provider().kind());
+      if (proc == null) {
+        request.options().forEach((k, v) -> deviceMap.put("request." + k, v));
+      }
       run = resumed != null ? resumed : RunDir.create(store, new RunInfo(null, workload, req.command(),
           budget.toString(), target.toString(), deviceMap, null, req.gitmVersion()), clock);
       tracePath = run.dir().resolve("trace.gtrace");
+      if (proc != null && resumed == null) {
+        run.writeJson("process.json", proc.spec().toJson());
+      }
       progress.header(run.id(), info.name() + " [" + label(info.kind()) + "]", budget + " (" + plan.windows().stream()
           .map(x -> x.phase().label().toLowerCase() + " " + window(x.length()))
           .collect(Collectors.joining(", ")) + "); target " + target);
@@ -232,6 +279,11 @@ public final class RunLoop {
         }
         if (profiled) {
           baseline = JSON.readValue(run.dir().resolve("baseline.json").toFile(), Profiler.Baseline.class);
+          if (proc != null && java.nio.file.Files.isRegularFile(run.dir().resolve("profile-notes.json"))) {
+            Map<?, ?> pn = JSON.readValue(run.dir().resolve("profile-notes.json").toFile(), Map.class);
+            ((List<?>) pn.get("notes")).forEach(x -> profileNotes.add(String.valueOf(x)));
+            facts.put(io.gitm.kernels.LeverContext.FACT_JOB_PROCESSES, ((Number) pn.get("jobProcesses")).doubleValue());
+          }
           progress.line("profile  reused from the interrupted run: " + baseline.iterations() + " iterations");
         } else {
           Duration window = plan.remaining(Phase.PROFILE, Duration.ofNanos(wall.nanos() - startNanos));
@@ -239,7 +291,13 @@ public final class RunLoop {
           j.append("phase-start", now(clock), Map.of("phase", "profile", "seconds", window.toMillis() / 1000.0));
           long t0 = wall.nanos();
           TraceWriter[] writer = new TraceWriter[1];
-          try {
+          if (proc != null) {
+            ProcessProfiler.Result pr = profileProcess(proc, run, tracePath, window, budget, wall, control, j, clock);
+            baseline = pr.baseline();
+            profileNotes.addAll(pr.notes());
+            facts.put(io.gitm.kernels.LeverContext.FACT_JOB_PROCESSES, (double) pr.jobProcesses());
+            run.writeJson("profile-notes.json", Map.of("notes", pr.notes(), "jobProcesses", pr.jobProcesses()));
+          } else try {
             baseline = Profiler.run(d, w, ExecutionConfig.shipped(), req.dataDir(), wall,
                 new Profiler.Options(window, req.maxIterations(),
                     info.kind() == DeviceKind.SIMULATED ? SIM_SAMPLE_PERIOD_NS : SAMPLE_PERIOD_NS),
@@ -272,19 +330,26 @@ public final class RunLoop {
           meta = r.meta();
           r.read(records::add);
         }
+        if (proc != null) {
+          facts.putAll(ProcessProfiler.traceFacts(records));
+        }
         Path cal = store.hardwareSpec(info.name(), info.uuid(), info.driverVersion());
         io.gitm.optimizer.Ceilings.Choice ceilings = io.gitm.optimizer.Ceilings.forTrace(meta, cal);
         hw = ceilings.spec();
         ceilingsNote = ceilings.note();
-        replaySpec = info.kind() == DeviceKind.SIMULATED
+        replaySpec = proc != null ? null : info.kind() == DeviceKind.SIMULATED
             ? io.gitm.sim.SimSpec.preset(request.option("preset", "h200"))
             : io.gitm.sim.SimSpec.fromCalibration(hw, hw.deviceName().toLowerCase().contains("h100") ? "h100"
                 : hw.deviceName().toLowerCase().contains("a100") ? "a100" : "h200");
       }
     }
     // the profile's device is closed: the apply phase opens the device again per setup (scheduling mode, settings)
-    int perBlock = req.blockIterations() > 0 ? req.blockIterations() : blockIterations(baseline, req.gate(), plan);
-    Optimizer.Options options = new Optimizer.Options(target.fraction(), perBlock, gateFor(req.gate(), baseline, perBlock),
+    int perBlock = proc != null ? 1
+        : req.blockIterations() > 0 ? req.blockIterations() : blockIterations(baseline, req.gate(), plan);
+    Duration processTimeout = proc == null ? null : processTimeout(proc.spec(), baseline);
+    Gate.Options gate = proc != null ? req.gate().withBlockTimeout(processTimeout.plusSeconds(30))
+        : gateFor(req.gate(), baseline, perBlock);
+    Optimizer.Options options = new Optimizer.Options(target.fraction(), perBlock, gate,
         req.allowDeviceSettings(), req.levers());
     Optimizer.Outcome outcome = null;
     String failure = null;
@@ -314,9 +379,12 @@ public final class RunLoop {
           progress.trial(t, startNanos, plan);
         }
       };
-      try {
-        outcome = Optimizer.run(w, req.provider(), request, info, req.dataDir(), meta,
-            records, hw, replaySpec, plan, wall, startNanos, options, events, completed);
+      try (io.gitm.agents.Job.Closeable job = proc != null
+          ? new io.gitm.agents.ProcessJob(proc.spec(), run.dir(), wall, processTimeout)
+          : new io.gitm.agents.ManagedJob(w, req.provider(), request, req.dataDir(), perBlock)) {
+        outcome = Optimizer.run(proc != null ? null : w.spec(), proc != null ? proc.spec().rtol()
+            : w.spec().outputTolerance(), job, info, meta, records, facts, hw, replaySpec, plan, wall, startNanos,
+            options, events, completed);
       } catch (RuntimeException e) {
         failure = oneLine(String.valueOf(e.getMessage()));
         append(j, clock, "failed", Map.of("phase", "optimize", "error", failure));
@@ -334,6 +402,14 @@ public final class RunLoop {
       }
       List<String> notes = new java.util.ArrayList<>();
       notes.add("ceilings: " + ceilingsNote);
+      if (proc != null) {
+        notes.add("job: " + String.join(" ", proc.spec().argv()) + " in " + proc.spec().workdir() + "; metric: "
+            + proc.spec().metric().describe() + "; each gate block is one fresh process; per-run timeout "
+            + window(processTimeout));
+        notes.add("environment the job received before any lever (nothing else of gitm's): " + proc.spec().environment());
+        notes.addAll(profileNotes);
+        proc.extraEvidence().forEach(e -> notes.add("extra evidence: " + e));
+      }
       if (info.kind() == DeviceKind.SIMULATED) {
         notes.add("every figure comes from gitm's simulated device, not from a GPU");
       }
@@ -353,9 +429,10 @@ public final class RunLoop {
       try {
         used.put(Phase.REPORT, Duration.ofNanos(wall.nanos() - tr));
         report = ReportAssembly.build(run.id(), workload, info, plan, target.fraction(), status, started,
-            clock.instant(), baseline, outcome, records, used, notes, req.gitmVersion());
+            clock.instant(), baseline, outcome, records, used, notes, req.gitmVersion(),
+            proc == null || proc.spec().metric().higherIsBetter());
         Reports.write(run.dir(), report);
-        brief = summary(w, budget, target, outcome, baseline, status, wall, startNanos, plan);
+        brief = summary(workload, budget, target, outcome, baseline, status, wall, startNanos, plan);
         run.writeJson("outcome.json", brief);
       } catch (IOException | RuntimeException e) {
         String why = oneLine(e.getClass().getSimpleName() + ": " + e.getMessage());
@@ -397,10 +474,10 @@ public final class RunLoop {
   }
 
   /** The run's outcome in brief, as {@code outcome.json} and {@code gitm run --json} carry it. */
-  public static Map<String, Object> summary(Workload w, Budget budget, Target target, Optimizer.Outcome o,
+  public static Map<String, Object> summary(String workload, Budget budget, Target target, Optimizer.Outcome o,
       Profiler.Baseline b, Report.Status status, Ticker wall, long startNanos, PhasePlan plan) {
     Map<String, Object> doc = new LinkedHashMap<>();
-    doc.put("workload", w.spec().name());
+    doc.put("workload", workload);
     doc.put("budget", budget.toString());
     doc.put("target", target.toString());
     doc.put("status", status.name());
@@ -457,6 +534,48 @@ public final class RunLoop {
     Duration timeout = Duration.ofMillis(Math.round(1000 * Math.max(MIN_BLOCK_TIMEOUT.toMillis() / 1000.0,
         HANG_FACTOR * expected)));
     return timeout.compareTo(g.blockTimeout()) < 0 ? g.withBlockTimeout(timeout) : g;
+  }
+
+  /**
+   * The per-run timeout of a process job after its profile: the user's, else five times its slowest baseline run, at
+   * least 30 s.
+   */
+  static Duration processTimeout(io.gitm.agents.ProcessSpec spec, Profiler.Baseline b) {
+    if (spec.timeout() != null) {
+      return spec.timeout();
+    }
+    double slowest = Double.isFinite(b.latency().max()) ? b.latency().max() / 1000 : 60;
+    return Duration.ofMillis(Math.round(1000 * Math.max(30, 5 * slowest)));
+  }
+
+  /** The profile phase of a process job; a job that fails as shipped stops the run with its status and last lines. */
+  private static ProcessProfiler.Result profileProcess(ProcessTarget proc, RunDir run, Path tracePath, Duration window,
+      Budget budget, Ticker wall, Control control, Journal j, Clock clock) throws IOException {
+    Duration first = proc.spec().timeout() != null ? proc.spec().timeout() : budget.duration().dividedBy(3);
+    try (io.gitm.agents.ProcessJob job = new io.gitm.agents.ProcessJob(proc.spec(), run.dir(), wall, first)) {
+      List<Path> kept = job.keepPreexistingOutputs();
+      ProcessProfiler.Result r = ProcessProfiler.profile(job, proc.name(), proc.tracing(), proc.tracingOff(),
+          proc.sampler(), tracePath, window, wall, control);
+      if (!kept.isEmpty()) {
+        List<String> notes = new java.util.ArrayList<>(r.notes());
+        notes.add("output files that existed before the run were moved to " + run.dir().resolve("preexisting-outputs"));
+        r = new ProcessProfiler.Result(r.baseline(), r.runs(), r.jobProcesses(), notes);
+      }
+      return r;
+    } catch (ProcessProfiler.BrokenJob e) {
+      String first1 = oneLine(e.getMessage());
+      j.append("failed", now(clock), Map.of("phase", "profile", "error", e.getMessage()));
+      throw new RunFailure("run " + run.id() + ": " + first1 + "; last lines:\n" + e.getMessage()
+          .substring(Math.min(e.getMessage().length(), e.getMessage().indexOf('\n') + 1)), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      j.append("failed", now(clock), Map.of("phase", "profile", "error", "stopped by request"));
+      throw new RunFailure("run " + run.id() + " was stopped before the job's baseline was measured; its process"
+          + " group was ended", e);
+    } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
+      j.append("failed", now(clock), Map.of("phase", "profile", "error", oneLine(e.getMessage())));
+      throw new RunFailure("run " + run.id() + " cannot run the job: " + oneLine(e.getMessage()), e);
+    }
   }
 
   static final double HANG_FACTOR = 20;

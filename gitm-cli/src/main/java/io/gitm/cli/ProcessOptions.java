@@ -1,0 +1,166 @@
+package io.gitm.cli;
+
+import io.gitm.agents.OutputFile;
+import io.gitm.agents.ProcessMetric;
+import io.gitm.agents.ProcessSpec;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+
+/** The options of {@code gitm run --cmd}: how to run, measure and compare a black-box job. */
+final class ProcessOptions {
+  @Option(names = "--cmd", description = "Optimize a black-box process: --cmd PROGRAM [ARGS...] must come last;"
+      + " everything after it is the job's argument vector, run without a shell.")
+  boolean cmd;
+
+  @Option(names = "--shell", description = "With --cmd: run the command as one line through /bin/sh -c.")
+  boolean shell;
+
+  @Option(names = "--metric", paramLabel = "wall", description = "The job's wall time (the default metric).")
+  String metric;
+
+  @Option(names = "--metric-regex", paramLabel = "REGEX",
+      description = "Read the metric from the job's stdout (else stderr): the last match; its first group is the number.")
+  String metricRegex;
+
+  @Option(names = "--metric-file", paramLabel = "PATH",
+      description = "Read the metric from a file the job writes (its whole text, or --metric-regex applied to it).")
+  String metricFile;
+
+  @Option(names = "--metric-name", paramLabel = "NAME", description = "How reports name the metric (e.g. it/s).")
+  String metricName;
+
+  @Option(names = "--higher-is-better", description = "The metric is a rate: higher is better.")
+  boolean higher;
+
+  @Option(names = "--lower-is-better", description = "The metric is a time or a cost: lower is better.")
+  boolean lower;
+
+  @Option(names = "--output", paramLabel = "PATH[:FORMAT]",
+      description = "An output file to compare for equivalence (repeatable; FORMAT: npy, csv, f32, f64, bytes).")
+  List<String> outputs = new ArrayList<>();
+
+  @Option(names = "--rtol", paramLabel = "R", defaultValue = "1e-3",
+      description = "Relative tolerance of class-B levers on numeric outputs (default: 1e-3).")
+  double rtol;
+
+  @Option(names = "--atol", paramLabel = "A", defaultValue = "0",
+      description = "Absolute tolerance of class-B levers on numeric outputs (default: 0).")
+  double atol;
+
+  @Option(names = "--timeout", paramLabel = "DURATION",
+      description = "Longest one run of the job may take before its process group is killed (default: five times"
+          + " its slowest baseline run, at least 30s).")
+  String timeout;
+
+  @Option(names = "--workdir", paramLabel = "DIR", description = "Where the job runs (default: the current folder).")
+  Path workdir;
+
+  @Option(names = "--env", paramLabel = "NAME[=VALUE]",
+      description = "Pass NAME from gitm's environment to the job, or set it (repeatable). The job gets only these"
+          + " and the allow-list " + "PATH, HOME, USER, LANG, LC_*, TZ, TMPDIR, LD_LIBRARY_PATH, PYTHONPATH, "
+          + "VIRTUAL_ENV, CONDA_PREFIX, CUDA_HOME, CUDA_VISIBLE_DEVICES and the like.")
+  List<String> env = new ArrayList<>();
+
+  @Option(names = "--no-trace", description = "Do not trace the job with gitm's CUPTI injection library.")
+  boolean noTrace;
+
+  @Option(names = "--kineto", paramLabel = "TRACE.json",
+      description = "A PyTorch profiler (Kineto) trace of the job, analyzed and added to the report as extra evidence.")
+  List<Path> kineto = new ArrayList<>();
+
+  private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h)");
+
+  /** The job's spec from these options and the argument vector after {@code --cmd}. */
+  ProcessSpec spec(CommandLine cl, List<String> argv) {
+    if (argv.isEmpty()) {
+      throw new CommandLine.ParameterException(cl, "--cmd needs a program: gitm run [options] --cmd PROGRAM [ARGS...]");
+    }
+    int kinds = (metric != null ? 1 : 0) + (metricRegex != null && metricFile == null ? 1 : 0)
+        + (metricFile != null ? 1 : 0);
+    if (kinds > 1) {
+      throw new CommandLine.ParameterException(cl, "give one metric: --metric wall, --metric-regex REGEX or"
+          + " --metric-file PATH (with an optional --metric-regex applied to the file)");
+    }
+    if (metric != null && !metric.equals("wall")) {
+      throw new CommandLine.ParameterException(cl, "--metric: only 'wall' is known (or use --metric-regex or"
+          + " --metric-file)");
+    }
+    if (higher && lower) {
+      throw new CommandLine.ParameterException(cl, "--higher-is-better and --lower-is-better contradict each other");
+    }
+    ProcessMetric m;
+    try {
+      if (metricFile != null || metricRegex != null) {
+        if (!higher && !lower) {
+          throw new CommandLine.ParameterException(cl, (metricFile != null ? "--metric-file" : "--metric-regex")
+              + " needs a direction: --higher-is-better (a rate, e.g. it/s) or --lower-is-better (a time)");
+        }
+        m = new ProcessMetric(metricFile != null ? ProcessMetric.Kind.FILE : ProcessMetric.Kind.REGEX, metricRegex,
+            metricFile, higher, metricName);
+      } else {
+        if (higher) {
+          throw new CommandLine.ParameterException(cl, "--metric wall is a time: lower is better");
+        }
+        m = new ProcessMetric(ProcessMetric.Kind.WALL, null, null, false, metricName);
+      }
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(cl, Main.oneLine(e.getMessage()));
+    }
+    List<OutputFile> outs = new ArrayList<>();
+    for (String o : outputs) {
+      try {
+        outs.add(OutputFile.parse(o));
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.ParameterException(cl, "--output " + o + ": " + Main.oneLine(e.getMessage()));
+      }
+    }
+    Map<String, String> environment;
+    try {
+      environment = ProcessSpec.environment(System.getenv(), ProcessSpec.DEFAULT_ALLOWED, env);
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(cl, Main.oneLine(e.getMessage()));
+    }
+    Path dir = workdir != null ? workdir : Path.of("").toAbsolutePath();
+    try {
+      ProcessSpec s = new ProcessSpec(argv, shell, dir, environment, m, outs, rtol, atol, duration(cl, timeout));
+      s.checkStartable();
+      return s;
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(cl, Main.oneLine(e.getMessage()));
+    }
+  }
+
+  /** Whether any option of a process job was given (they make no sense with --workload). */
+  boolean anyGiven() {
+    return cmd || shell || metric != null || metricRegex != null || metricFile != null || higher || lower
+        || !outputs.isEmpty() || timeout != null || workdir != null || !env.isEmpty() || noTrace || !kineto.isEmpty();
+  }
+
+  static Duration duration(CommandLine cl, String text) {
+    if (text == null) {
+      return null;
+    }
+    Matcher mm = DURATION.matcher(text.strip());
+    if (!mm.matches()) {
+      throw new CommandLine.ParameterException(cl, "--timeout '" + text + "' is not a duration: use e.g. 90s, 5m, 500ms");
+    }
+    double v = Double.parseDouble(mm.group(1));
+    double ms = v * switch (mm.group(2)) {
+      case "ms" -> 1;
+      case "s" -> 1000;
+      case "m" -> 60_000;
+      default -> 3_600_000;
+    };
+    if (ms < 1) {
+      throw new CommandLine.ParameterException(cl, "--timeout must be positive, got " + text);
+    }
+    return Duration.ofMillis(Math.round(ms));
+  }
+}

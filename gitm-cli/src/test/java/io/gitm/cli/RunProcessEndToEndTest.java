@@ -1,0 +1,137 @@
+package io.gitm.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gitm.store.Journal;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+
+/** {@code gitm run --cmd} on small scripts of our own, as a user runs it, without a GPU ({@code --device none}). */
+class RunProcessEndToEndTest {
+  @TempDir
+  Path dir;
+
+  private Path script(String name, String body) throws IOException {
+    Path p = dir.resolve(name);
+    Files.writeString(p, "#!/bin/bash\n" + body + "\n");
+    Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
+    return p;
+  }
+
+  /** Whether a process runs (a zombie waiting for a reaper that is not gitm's counts as gone). */
+  private static boolean running(String pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc", pid, "stat"));
+      return !stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z");
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  @Test
+  void aJobWhoseThreadsOversubscribeTheCoresKeepsTheOmpLeverAndTheReportShowsTheValueSet() throws Exception {
+    // fast when OMP_NUM_THREADS is set, as an oversubscribed job would be; the output does not depend on it
+    Path job = script("omp.sh", "sleep 0.2; if [ -n \"$OMP_NUM_THREADS\" ]; then r=$((150 + RANDOM % 4)); "
+        + "else r=$((100 + RANDOM % 4)); fi; echo \"it/s: $r\"; printf 'x,y\\n1,2.5\\n' > out.csv");
+    CliResult r = CliResult.run("run", "--budget", "40s", "--target", "15%", "--device", "none", "--scratch",
+        dir.resolve("s").toString(), "--workdir", dir.toString(), "--metric-regex", "it/s: ([0-9.]+)",
+        "--higher-is-better", "--output", "out.csv", "--levers", "env-omp-threads,env-expandable-segments", "--json",
+        "--cmd", job.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode doc = Json.MAPPER.readTree(r.out());
+    Path run = Path.of(doc.get("folder").asString());
+    assertThat(doc.get("status").asString()).isEqualTo("TARGET_REACHED");
+    List<String> kept = new ArrayList<>();
+    doc.get("kept").forEach(k -> kept.add(k.asString()));
+    assertThat(kept).containsExactly("env-omp-threads");
+    int cpus = Runtime.getRuntime().availableProcessors();
+    assertThat(Files.readString(run.resolve("trials/processes.jsonl")))
+        .contains("\"environmentSetByGitm\":{\"OMP_NUM_THREADS\":\"" + cpus + "\"}");
+    assertThat(Files.readString(run.resolve("report.md"))).contains("env-omp-threads").contains("it/s");
+    assertThat(run.resolve("process.json")).isRegularFile();
+    try (Stream<Path> logs = Files.list(run.resolve("trials"))) {
+      assertThat(logs.filter(p -> p.toString().endsWith(".stdout")).count()).isGreaterThan(10);
+    }
+  }
+
+  @Test
+  void aJobThatFailsAsShippedStopsTheRunWithItsStatusAndLastLines() throws IOException {
+    Path job = script("broken.sh", "echo starting; echo 'RuntimeError: CUDA error: out of memory' >&2; exit 3");
+    CliResult r = CliResult.run("run", "--budget", "30s", "--target", "15%", "--device", "none", "--scratch",
+        dir.resolve("s").toString(), "--cmd", job.toString());
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err()).contains("the job fails as shipped").contains("exited with status 3")
+        .contains("RuntimeError: CUDA error: out of memory");
+  }
+
+  @Test
+  void aPatternThatNeverMatchesIsAClearError() throws IOException {
+    Path job = script("quiet.sh", "echo 'epoch 1 done'");
+    CliResult r = CliResult.run("run", "--budget", "30s", "--target", "15%", "--device", "none", "--scratch",
+        dir.resolve("s").toString(), "--metric-regex", "it/s: ([0-9.]+)", "--higher-is-better", "--cmd",
+        job.toString());
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.errorLine()).contains("--metric-regex 'it/s: ([0-9.]+)' matched nothing").contains("epoch 1 done");
+  }
+
+  @Test
+  void badInvocationsAreRefusedInOneLineBeforeAnythingRuns() throws IOException {
+    Path notExec = Files.writeString(dir.resolve("plain.sh"), "echo hi\n");
+    String s = dir.resolve("s").toString();
+    assertThat(CliResult.run("run", "--budget", "30s", "--target", "15%", "--scratch", s, "--cmd", "./nope")
+        .errorLine()).isEqualTo("gitm: program ./nope does not exist");
+    assertThat(CliResult.run("run", "--budget", "30s", "--target", "15%", "--scratch", s, "--cmd",
+        notExec.toString()).errorLine()).contains("is not an executable file");
+    assertThat(CliResult.run("run", "--budget", "30s", "--target", "15%", "--scratch", s, "--metric-regex", "x",
+        "--cmd", "true").errorLine()).contains("needs a direction");
+    assertThat(CliResult.run("run", "--budget", "30s", "--target", "15%", "--scratch", s, "--cmd").errorLine())
+        .contains("--cmd needs a program");
+    assertThat(CliResult.run("run", "--budget", "30s", "--target", "15%", "--scratch", s, "--device", "sim", "--cmd",
+        "true").errorLine()).contains("--device sim cannot run a black-box process");
+    assertThat(CliResult.run("run", "--workload", "hft-lob", "--budget", "30s", "--target", "15%", "--scratch", s,
+        "--output", "x.npy").errorLine()).contains("add --cmd PROGRAM");
+    assertThat(CliResult.run("run", "--budget", "30s", "--target", "15%", "--scratch", s, "--timeout", "soon",
+        "--cmd", "true").errorLine()).contains("--timeout 'soon' is not a duration");
+    assertThat(Files.exists(dir.resolve("s/runs")) ? Files.list(dir.resolve("s/runs")).count() : 0)
+        .as("no run folder for a refused invocation").isZero();
+  }
+
+  @Test
+  void ctrlCDuringARunEndsTheJobsWholeProcessGroupAndWritesTheReport() throws Exception {
+    Path job = script("slow.sh", "sleep 600 & echo $! >> children.txt; sleep 0.3; echo 'it/s: 10'; wait");
+    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), "io.gitm.cli.Main", "run",
+        "--budget", "2m", "--target", "15%", "--device", "none", "--scratch", dir.resolve("s").toString(),
+        "--workdir", dir.toString(), "--metric-regex", "it/s: ([0-9.]+)", "--higher-is-better", "--timeout", "90s",
+        "--cmd", job.toString()));
+    Path log = dir.resolve("gitm.log");
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    Path children = dir.resolve("children.txt");
+    long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (!Files.exists(children) && System.nanoTime() < until) {
+      Thread.sleep(50);
+    }
+    Thread.sleep(300);
+    new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).inheritIO().start().waitFor();
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("gitm stops after Ctrl-C").isTrue();
+    assertThat(p.exitValue()).as(Files.readString(log)).isIn(130, 1);
+    for (String pid : Files.readAllLines(children)) {
+      assertThat(running(pid.strip())).as("job child " + pid + " is gone").isFalse();
+    }
+    Path runs = dir.resolve("s/runs");
+    try (Stream<Path> s = Files.list(runs)) {
+      Path run = s.findFirst().orElseThrow();
+      assertThat(Journal.read(run.resolve("journal.jsonl")).entries()).isNotEmpty();
+    }
+  }
+}
