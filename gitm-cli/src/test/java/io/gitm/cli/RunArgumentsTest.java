@@ -40,7 +40,7 @@ class RunArgumentsTest {
   void missingWorkloadIsAUsageError() {
     CliResult r = CliResult.run("run", "--budget", "2m", "--target", "15%");
     assertThat(r.code()).isEqualTo(Main.USAGE);
-    assertThat(r.errorLine()).contains("--workload is required");
+    assertThat(r.errorLine()).contains("--workload (or --cmd PROGRAM ...) is required");
   }
 
   @Test
