@@ -22,7 +22,9 @@
 # Other knobs: GITM_BB_RAW_JOBS (the jobs of step b, default GITM_BB_JOBS), GITM_BB_RAW_TIMEOUT (60 s a run),
 # GITM_BB_TARGET (15%), GITM_BB_TRIAL_TIMEOUT (gitm's --timeout, 60s), GITM_BB_ARGS (more gitm run options),
 # GITM_BB_TOL_<job> (its --rtol/--atol options; fp32_matmul's default "--rtol 1e-2 --atol 2e-2", the others none),
-# GITM_BB_ARGS_<job> (more arguments for the job itself, e.g. "--iters 50"), GITM_BB_PYTHON (python3).
+# GITM_BB_ARGS_<job> (more arguments for the job itself, e.g. "--iters 50"), GITM_BB_PYTHON (python3). Without a
+# CUDA device torch can see, steps b and c are skipped unless GITM_BB_ALLOW_CPU=1 (a smoke test of this script with
+# GITM_BB_ARGS_<job>="--device cpu" and small sizes).
 set -uo pipefail
 gitm_root=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
 cd "$gitm_root" || exit 2
@@ -69,8 +71,12 @@ else:
 print(torch.__config__.parallel_info())
 PY
 then
-  echo "environment: importing torch failed (see environment.txt)"
-  rc=1
+  echo "environment: importing torch failed (see environment.txt): the jobs cannot run, steps b and c skipped"
+  GITM_BB_RAW=0 GITM_BB_GITM=0 rc=1
+elif grep -q "torch sees no CUDA device" "$out/environment.txt" && [ "${GITM_BB_ALLOW_CPU:-0}" != 1 ]; then
+  echo "environment: torch sees no CUDA device: steps b and c skipped (GITM_BB_ALLOW_CPU=1 runs them anyway, e.g." \
+    "with GITM_BB_ARGS_<job>=\"--device cpu ...\" as a smoke test)"
+  GITM_BB_RAW=0 GITM_BB_GITM=0 rc=1
 fi
 echo "== environment"; cat "$out/environment.txt"
 
