@@ -14,8 +14,8 @@
 #      (--cmd last, a fresh --workdir per job), with report.md, report.html, report.json, outcome.json, journal.jsonl,
 #      run.json, baseline.json and trials/ of its run folder copied to $GITM_PART_OUT/<job>/, gitm's progress in
 #      gitm.log, its --json answer in gitm-stdout.json. GITM_BB_GITM=0 skips it.
-# Time: the part aims to end GITM_BB_DEADLINE_S (470) s after it starts; the raw A/B takes ~3 min on an H200 (about
-# 30 runs of 4-9 s), then each gitm run gets an equal share of what is left (minus ~40 s each for the JVM and the
+# Time: the part aims to end GITM_BB_DEADLINE_S (470) s after it starts; the raw A/B is sized for ~3 min on an H200
+# (30 runs of 4-9 s, not measured yet), then each gitm run gets an equal share of what is left (minus ~40 s each for the JVM and the
 # overrun of a trial in flight), at most 4 minutes and at least 30 s; GITM_BB_BUDGET (e.g. 2m) fixes it instead.
 # The suite gives a part at most GITM_PART_TIMEOUT (420) s: run this part alone with, e.g.,
 #   GITM_SKIP_TESTS=1 GITM_PARTS=70 GITM_PART_TIMEOUT=530 bash scripts/gpu-suite.sh
