@@ -14,9 +14,12 @@
 #      (--cmd last, a fresh --workdir per job), with report.md, report.html, report.json, outcome.json, journal.jsonl,
 #      run.json, baseline.json and trials/ of its run folder copied to $GITM_PART_OUT/<job>/, gitm's progress in
 #      gitm.log, its --json answer in gitm-stdout.json. GITM_BB_GITM=0 skips it.
-# Time: the part aims to end GITM_BB_DEADLINE_S (470) s after it starts; the raw A/B is sized for ~3 min on an H200
-# (30 runs of 4-9 s, not measured yet), then each gitm run gets an equal share of what is left (minus ~40 s each for the JVM and the
-# overrun of a trial in flight), at most 4 minutes and at least 30 s; GITM_BB_BUDGET (e.g. 2m) fixes it instead.
+# Time: the part aims to end GITM_BB_DEADLINE_S (470) s after it starts. The raw A/B is sized for ~3 min on an H200
+# (30 runs of 4-9 s, not measured yet); then each gitm run gets an equal share of what is left, less 30 s each for
+# the JVM and the overrun of a trial in flight (at most 4 min; a job whose share is under 30 s is skipped), and is
+# interrupted (SIGINT: gitm writes the report of what it did) GITM_BB_OVERRUN_S (60) s after its budget.
+# GITM_BB_BUDGET (e.g. 3m) fixes the budget instead: e.g. GITM_BB_RAW=0 GITM_BB_JOBS=alloc_churn GITM_BB_BUDGET=3m
+# for one job alone in a call of its own, since a gate of a 4-8 s process job costs about a minute.
 # The suite gives a part at most GITM_PART_TIMEOUT (420) s: run this part alone with, e.g.,
 #   GITM_SKIP_TESTS=1 GITM_PARTS=70 GITM_PART_TIMEOUT=530 bash scripts/gpu-suite.sh
 # Other knobs: GITM_BB_RAW_JOBS (the jobs of step b, default GITM_BB_JOBS), GITM_BB_RAW_TIMEOUT (60 s a run),
@@ -203,7 +206,7 @@ else
     if [ -n "${GITM_BB_BUDGET:-}" ]; then
       budget=$GITM_BB_BUDGET
     else
-      share=$(( (left - 40 * n_left) / n_left ))
+      share=$(( (left - 30 * n_left) / n_left ))
       [ "$share" -le 240 ] || share=240
       budget="${share}s"
     fi
@@ -222,7 +225,7 @@ else
     cmd=(run --budget "$budget" --target "${GITM_BB_TARGET:-15%}" --metric-regex 'it/s: ([0-9.]+)' --higher-is-better
       --output out.npy $(tol_of "$job") --timeout "${GITM_BB_TRIAL_TIMEOUT:-60s}" --workdir "$work" --json
       ${GITM_BB_ARGS:-} --cmd "$py" "$bb/$job.py" --out out.npy $(args_of "$job"))
-    hard=$(( $(to_seconds "$budget") + ${GITM_BB_OVERRUN_S:-90} ))
+    hard=$(( $(to_seconds "$budget") + ${GITM_BB_OVERRUN_S:-60} ))
     echo "== gitm ${cmd[*]}   (budget $budget, interrupted after ${hard} s; $(elapsed) s into the part)" \
       | tee "$jout/gitm.log"
     t0=$(date +%s)
