@@ -236,13 +236,19 @@ else
     tail -n 30 "$jout/gitm.log" | grep -v '^== gitm' || true
     echo "exit $r in $(( $(date +%s) - t0 )) s" | tee -a "$jout/gitm.log"
     [ "$r" -eq 0 ] || rc=1
-    run_dir=""
-    for d in "$GITM_SCRATCH"/runs/*/; do
-      [ -d "$d" ] || continue
-      printf '%s\n' "$before" | grep -Fxq "$d" || run_dir=$d
-    done
+    # the run folder: named by gitm's --json answer, else the one new folder under runs/
+    run_dir=$("$py" -c 'import json, sys; print(json.load(open(sys.argv[1])).get("folder", ""))' \
+      "$jout/gitm-stdout.json" 2>/dev/null)
+    if [ -z "$run_dir" ] || [ ! -d "$run_dir" ]; then
+      run_dir=""
+      for d in "$GITM_SCRATCH"/runs/*/; do
+        [ -d "$d" ] || continue
+        printf '%s\n' "$before" | grep -Fxq "$d" || run_dir=$d
+      done
+    fi
     if [ -n "$run_dir" ]; then
-      for f in report.md report.html report.json outcome.json journal.jsonl run.json baseline.json; do
+      for f in report.md report.html report.json outcome.json journal.jsonl run.json baseline.json process.json \
+        profile-notes.json; do
         [ -f "$run_dir/$f" ] && cp "$run_dir/$f" "$jout/"
       done
       [ -d "$run_dir/trials" ] && cp -r "$run_dir/trials" "$jout/"
@@ -251,8 +257,19 @@ else
     else
       echo "no new run folder under $GITM_SCRATCH/runs" | tee -a "$jout/gitm.log"
     fi
-    result=$(grep -E '^result' "$jout/gitm.log" | tail -n1)
-    echo "$job: gitm exit $r, budget $budget; ${result:-no result line}" >> "$summary"
+    result=$("$py" - "$jout/gitm-stdout.json" 2>/dev/null <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+base = d.get("baseline") or {}
+trials = ", ".join("%s %s %s" % ("+".join(t.get("levers", [])), str(t.get("outcome", "?")).lower(),
+                                 "x%.3f" % t["measuredGain"] if isinstance(t.get("measuredGain"), (int, float))
+                                 else "")
+                   for t in (d.get("trialLog") or {}).values())
+print("%s; baseline %s %s; gain x%s; kept %s; trials: %s" % (
+    d.get("status"), base.get("throughput"), base.get("metric", ""), d.get("gain"), d.get("kept"), trials or "none"))
+PY
+)
+    echo "$job: gitm exit $r, budget $budget; ${result:-no --json answer}" | tee -a "$summary"
   done
 fi
 
