@@ -91,7 +91,9 @@ record EnvironmentLever(String id, String variable, String value, SafetyClass sa
 
   static EnvironmentLever tf32Override() {
     return new EnvironmentLever("env-tf32-override", "NVIDIA_TF32_OVERRIDE", "1", SafetyClass.B, Set.of(),
-        "let cuBLAS and cuDNN compute FP32 GEMMs and convolutions in TF32 on tensor cores");
+        "let cuBLAS and cuDNN compute FP32 GEMMs and convolutions in TF32 on tensor cores (measured to take"
+        + " effect for PyTorch 2.11's FP32 GEMMs on the H200, bench/results/2026-11-30-h200-s3)",
+        LeverContext.FACT_FP32_GEMM_SHARE, 4);
   }
 
   static EnvironmentLever torchTf32() {
@@ -103,7 +105,7 @@ record EnvironmentLever(String id, String variable, String value, SafetyClass sa
   static EnvironmentLever cudaMallocAsync() {
     return new EnvironmentLever("env-cuda-malloc-async", "PYTORCH_CUDA_ALLOC_CONF", "backend:cudaMallocAsync",
         SafetyClass.A, Set.of(Cause.ALLOCATOR_STALL), "back PyTorch's allocator with CUDA's stream-ordered pool "
-        + "(cudaMallocAsync), whose freed memory stays in the pool instead of going back to the driver",
+        + "(cudaMallocAsync) instead of its own cudaMalloc/cudaFree caching (empty_cache still trims the pool)",
         LeverContext.FACT_ALLOCATION_SHARE, 5);
   }
 }

@@ -50,6 +50,11 @@ record HostCpuAffinity(Scope scope) implements Lever {
       if (no != null) {
         return no;
       }
+      double procs = c.fact(LeverContext.FACT_JOB_PROCESSES, 1);
+      if (procs > 1) {
+        return Applicability.no("the job runs " + (int) procs + " busy processes: pinning them all to one CPU would"
+            + " serialize them");
+      }
     }
     if (scope == Scope.MANAGED && !CpuAffinity.supported()) {
       return Applicability.no("pinning threads is unsupported here: " + CpuAffinity.unsupportedReason());

@@ -1,0 +1,46 @@
+package io.gitm.scheduler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.gitm.kernels.LeverContext;
+import io.gitm.trace.ApiCallRecord;
+import io.gitm.trace.ApiKind;
+import io.gitm.trace.Dim3;
+import io.gitm.trace.KernelRecord;
+import io.gitm.trace.TraceRecord;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The facts a black-box trace gives process levers. */
+class ProcessProfilerFactsTest {
+  @Test
+  void fp32GemmsAreToldFromTensorCoreGemmsByCublassKernelNames() {
+    assertThat(ProcessProfiler.fp32Gemm("ampere_sgemm_128x64_nn")).isTrue();
+    assertThat(ProcessProfiler.fp32Gemm(
+        "sm90_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas"))
+        .isTrue();
+    assertThat(ProcessProfiler.fp32Gemm("sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32_cublas")).isFalse();
+    assertThat(ProcessProfiler.fp32Gemm("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n")).isFalse();
+    assertThat(ProcessProfiler.fp32Gemm("vectorized_elementwise_kernel")).isFalse();
+    assertThat(ProcessProfiler.fp32Gemm(null)).isFalse();
+  }
+
+  @Test
+  void sharesAreOfTheTracedSpan() {
+    List<TraceRecord> r = List.of(
+        kernel("ampere_sgemm_128x64_nn", 0, 600),
+        kernel("relu_kernel", 600, 700),
+        new ApiCallRecord(ApiKind.ALLOC, "cudaMalloc", 1, 1, 700, 900),
+        kernel("ampere_sgemm_128x64_nn", 900, 1000));
+    Map<String, Double> f = ProcessProfiler.traceFacts(r);
+    assertThat(f.get(LeverContext.FACT_FP32_GEMM_SHARE)).isCloseTo(0.7, within(1e-9));
+    assertThat(f.get(LeverContext.FACT_ALLOCATION_SHARE)).isCloseTo(0.2, within(1e-9));
+    assertThat(ProcessProfiler.traceFacts(List.of())).isEmpty();
+  }
+
+  private static KernelRecord kernel(String name, long start, long end) {
+    return new KernelRecord(name, 0, 7, start + 1, start, end, new Dim3(1, 1, 1), new Dim3(128, 1, 1), 32, 0, 0);
+  }
+}
