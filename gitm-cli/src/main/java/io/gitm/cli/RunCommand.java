@@ -32,7 +32,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
     description = "Profile a GPU job, attribute its slowdowns, apply levers behind rollback gates, and report.",
-    footer = {"", "A black-box job: gitm run --budget 10m --target 15% --metric-regex 'it/s: ([0-9.]+)'"
+    footer = {"", "A black-box job: gitm run --budget 10m --target 15%% --metric-regex 'it/s: ([0-9.]+)'"
         + " --higher-is-better --output out.npy --cmd python3 train.py --epochs 1"})
 final class RunCommand implements Callable<Integer> {
   /** Dataset folder of each built-in workload. */
@@ -147,12 +147,7 @@ final class RunCommand implements Callable<Integer> {
     }
     Workload w = Workloads.find(workload).orElseThrow(() -> new CommandLine.ParameterException(cl,
         "unknown workload '" + workload + "'; known workloads: " + Workloads.knownNames()));
-    if (budget == null) {
-      throw new CommandLine.ParameterException(cl, "--budget is required (e.g. --budget 2m)");
-    }
-    if (target == null) {
-      throw new CommandLine.ParameterException(cl, "--target is required (e.g. --target 15%)");
-    }
+    requireBudgetAndTarget(cl);
     if (maxIterations < 0 || blockIterations < 0) {
       throw new CommandLine.ParameterException(cl, "--max-iterations and --block-iterations must be 0 or more");
     }
@@ -162,16 +157,46 @@ final class RunCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(cl, "--gate-pairs: " + e.getMessage());
     }
-    if (levers != null) {
-      for (String id : levers) {
-        try {
-          Levers.byId(id);
-        } catch (IllegalArgumentException e) {
-          throw new CommandLine.ParameterException(cl, "--levers: " + Main.oneLine(e.getMessage()));
-        }
+    checkLevers(cl);
+    Devices.Choice choice = device.choose(cl);
+    RunStore s = store;
+    RunDir res = resumed;
+    Journal.Contents prev = previous;
+    return execute(cl, () -> new RunLoop.Request(w, budget, target, device.open(cl, choice), choice.provider(),
+        choice.reason(), device.request(), s, s.datasets(DATASET_DOMAIN.getOrDefault(workload, "edge")), res, prev,
+        maxIterations, blockIterations, gateOptions, allowDeviceSettings, levers, "gitm "
+        + String.join(" ", cl.getParseResult().originalArgs()), VersionCommand.version()));
+  }
+
+  private void requireBudgetAndTarget(CommandLine cl) {
+    if (budget == null) {
+      throw new CommandLine.ParameterException(cl, "--budget is required (e.g. --budget 2m)");
+    }
+    if (target == null) {
+      throw new CommandLine.ParameterException(cl, "--target is required (e.g. --target 15%)");
+    }
+  }
+
+  private void checkLevers(CommandLine cl) {
+    for (String id : levers == null ? List.<String>of() : levers) {
+      try {
+        Levers.byId(id);
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.ParameterException(cl, "--levers: " + Main.oneLine(e.getMessage()));
       }
     }
-    Devices.Choice choice = device.choose(cl);
+  }
+
+  /** A request to run, made once the stop handlers are in place (opening a device may take a while). */
+  private interface RequestMaker {
+    RunLoop.Request make() throws IOException;
+  }
+
+  /**
+   * Runs the request with Ctrl-C and SIGTERM handled, prints the run in brief with {@code --json}, and returns the exit
+   * status: 0, 130 when stopped, a failure when the run failed.
+   */
+  private int execute(CommandLine cl, RequestMaker request) throws IOException {
     Ticker wall = Ticker.system();
     PrintWriter out = cl.getOut();
     Progress progress = new Progress(out, json, wall);
@@ -179,14 +204,14 @@ final class RunCommand implements Callable<Integer> {
     Interrupts interrupts = Interrupts.install(control, cl.getErr());
     RunLoop.Result r;
     try {
-      Device d = device.open(cl, choice);
-      RunLoop.Request req = new RunLoop.Request(w, budget, target, d, choice.provider(), choice.reason(),
-          device.request(), store, store.datasets(DATASET_DOMAIN.getOrDefault(workload, "edge")), resumed, previous, maxIterations,
-          blockIterations, gateOptions, allowDeviceSettings, levers, "gitm "
-          + String.join(" ", cl.getParseResult().originalArgs()), VersionCommand.version());
-      r = RunLoop.run(req, wall, Clock.systemUTC(), progress, control);
+      r = RunLoop.run(request.make(), wall, Clock.systemUTC(), progress, control);
     } catch (RunLoop.RunFailure e) {
-      throw new CliFailure(Main.oneLine(e.getMessage()), e);
+      if (control.stopRequested()) {
+        cl.getErr().println("gitm: " + Main.oneLine(e.getMessage()));
+        cl.getErr().flush();
+        return 130;
+      }
+      throw new CliFailure(e.getMessage(), e);
     } finally {
       interrupts.close();
     }
@@ -201,17 +226,12 @@ final class RunCommand implements Callable<Integer> {
     if (r.failure() != null) {
       throw new CliFailure("run " + r.run().id() + " failed while optimizing: " + r.failure());
     }
-    return r.status() == io.gitm.optimizer.report.Report.Status.INTERRUPTED ? 130 : Main.OK;
+    return r.status() == Report.Status.INTERRUPTED ? 130 : Main.OK;
   }
 
   private int runProcess(CommandLine cl, RunStore store, RunDir resumed, Journal.Contents previous,
       io.gitm.agents.ProcessSpec resumedSpec) throws IOException {
-    if (budget == null) {
-      throw new CommandLine.ParameterException(cl, "--budget is required (e.g. --budget 10m)");
-    }
-    if (target == null) {
-      throw new CommandLine.ParameterException(cl, "--target is required (e.g. --target 15%)");
-    }
+    requireBudgetAndTarget(cl);
     if (device.kind.equals("sim")) {
       throw new CommandLine.ParameterException(cl, "--device sim cannot run a black-box process: it runs on the"
           + " machine's GPU (or none)");
@@ -228,15 +248,7 @@ final class RunCommand implements Callable<Integer> {
         throw new CommandLine.ParameterException(cl, "--resume: " + Main.oneLine(e.getMessage()));
       }
     }
-    if (levers != null) {
-      for (String id : levers) {
-        try {
-          Levers.byId(id);
-        } catch (IllegalArgumentException e) {
-          throw new CommandLine.ParameterException(cl, "--levers: " + Main.oneLine(e.getMessage()));
-        }
-      }
-    }
+    checkLevers(cl);
     Gate.Options gateOptions;
     try {
       // a block is a whole process: no warm-up block (each process warms itself up); six pairs are the fewest for
@@ -286,38 +298,9 @@ final class RunCommand implements Callable<Integer> {
     }
     RunLoop.ProcessTarget target0 = new RunLoop.ProcessTarget(spec, tracing, tracingOff, sampler, info,
         sampler != null ? "NVML device " + device.ordinal + " (" + info.name() + ")" : "no GPU: " + gpu, evidence);
-    PrintWriter out = cl.getOut();
-    Progress progress = new Progress(out, json, wall);
-    RunLoop.Control control = RunLoop.Control.none();
-    Interrupts interrupts = Interrupts.install(control, cl.getErr());
-    RunLoop.Result r;
-    try {
-      RunLoop.Request req = RunLoop.Request.process(target0, budget, target, store, resumed, previous, gateOptions,
-          levers, "gitm " + String.join(" ", cl.getParseResult().originalArgs()) + " " + String.join(" ", spec.command()),
-          VersionCommand.version());
-      r = RunLoop.run(req, wall, Clock.systemUTC(), progress, control);
-    } catch (RunLoop.RunFailure e) {
-      if (control.stopRequested()) {
-        cl.getErr().println("gitm: " + Main.oneLine(e.getMessage()));
-        cl.getErr().flush();
-        return 130;
-      }
-      throw new CliFailure(e.getMessage(), e);
-    } finally {
-      interrupts.close();
-    }
-    if (json) {
-      Map<String, Object> doc = new LinkedHashMap<>();
-      doc.put("run", r.run().id());
-      doc.put("folder", r.run().dir().toString());
-      doc.put("device", r.device());
-      doc.putAll(r.summary());
-      out.println(Json.write(doc));
-    }
-    if (r.failure() != null) {
-      throw new CliFailure("run " + r.run().id() + " failed while optimizing: " + r.failure());
-    }
-    return r.status() == Report.Status.INTERRUPTED ? 130 : Main.OK;
+    return execute(cl, () -> RunLoop.Request.process(target0, budget, target, store, resumed, previous, gateOptions,
+        levers, "gitm " + String.join(" ", cl.getParseResult().originalArgs()) + " " + String.join(" ", spec.command()),
+        VersionCommand.version()));
   }
 
   private static io.gitm.device.DeviceInfo hostOnly(String why) {
