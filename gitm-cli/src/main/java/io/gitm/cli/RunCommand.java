@@ -260,12 +260,15 @@ final class RunCommand implements Callable<Integer> {
     }
     Ticker wall = Ticker.system();
     io.gitm.device.StateSampler sampler = null;
+    java.util.function.Supplier<List<io.gitm.device.GpuProcess>> gpuProcesses = null;
     String gpu = null;
     io.gitm.device.DeviceInfo info;
     if (!device.kind.equals("none")) {
       try {
         io.gitm.nvidia.nvml.NvmlSampler s = io.gitm.nvidia.nvml.NvmlSampler.open(device.ordinal, wall);
         sampler = s;
+        gpuProcesses = () -> s.processes().stream().map(u -> new io.gitm.device.GpuProcess(u.pid(),
+            u.usedMemoryBytes(), u.smUtilization())).toList();
         info = new io.gitm.device.DeviceInfo("nvml", io.gitm.trace.DeviceKind.REAL, device.ordinal, s.name(), s.uuid(),
             "", 0, 0, 0, io.gitm.nvidia.nvml.Nvml.driverVersion().orElse(""), 0, 0);
       } catch (RuntimeException | LinkageError e) {
@@ -296,7 +299,7 @@ final class RunCommand implements Callable<Integer> {
     for (Path k : process.kineto) {
       evidence.add(KinetoEvidence.summarize(cl, k));
     }
-    RunLoop.ProcessTarget target0 = new RunLoop.ProcessTarget(spec, tracing, tracingOff, sampler, info,
+    RunLoop.ProcessTarget target0 = new RunLoop.ProcessTarget(spec, tracing, tracingOff, sampler, gpuProcesses, info,
         sampler != null ? "NVML device " + device.ordinal + " (" + info.name() + ")" : "no GPU: " + gpu, evidence);
     return execute(cl, () -> RunLoop.Request.process(target0, budget, target, store, resumed, previous, gateOptions,
         levers, "gitm " + String.join(" ", cl.getParseResult().originalArgs()) + " " + String.join(" ", spec.command()),

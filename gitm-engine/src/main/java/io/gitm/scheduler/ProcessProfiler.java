@@ -61,9 +61,10 @@ final class ProcessProfiler {
    * @param control a stop request ends the run in progress ({@link InterruptedException}) and the phase
    */
   static Result profile(ProcessJob job, String name, Function<Path, Map<String, String>> tracing, String tracingOff,
-      StateSampler sampler, Path tracePath, Duration window, Ticker wall, RunLoop.Control control)
-      throws BrokenJob, InterruptedException, IOException {
+      StateSampler sampler, java.util.function.Supplier<List<io.gitm.device.GpuProcess>> gpuProcesses, Path tracePath,
+      Duration window, Ticker wall, RunLoop.Control control) throws BrokenJob, InterruptedException, IOException {
     BooleanSupplier stop = control::stopRequested;
+    GpuUse gpu = new GpuUse(gpuProcesses);
     List<String> notes = new ArrayList<>();
     List<ProcessJob.RunResult> runs = new ArrayList<>();
     long start = wall.nanos();
@@ -75,7 +76,7 @@ final class ProcessProfiler {
     if (tracing != null) {
       Files.deleteIfExists(injected);
       traced = watched(job, tracing.apply(injected), "profile (traced)", sampler, wall, samples, busyPeak,
-          control);
+          gpu, control);
       runs.add(traced);
       if (!traced.ok()) {
         notes.add("with gitm's CUPTI injection the job failed (" + traced.failure() + "); it was profiled untraced");
@@ -87,8 +88,9 @@ final class ProcessProfiler {
       if (stop.getAsBoolean() && !untraced.isEmpty()) {
         break;
       }
-      ProcessJob.RunResult r = watched(job, Map.of(), "profile", traced == null && untraced.isEmpty() ? sampler : null,
-          wall, samples, busyPeak, control);
+      boolean first = traced == null && untraced.isEmpty();
+      ProcessJob.RunResult r = watched(job, Map.of(), "profile", first ? sampler : null, wall, samples, busyPeak,
+          first ? gpu : null, control);
       runs.add(r);
       if (!r.ok()) {
         throw new BrokenJob("the job fails as shipped, without any change by gitm: " + r.failure() + "\n"
@@ -130,6 +132,7 @@ final class ProcessProfiler {
       notes.add("the job's outputs differ from run to run of the shipped setup: class-A levers (bit-identical output)"
           + " cannot pass their equivalence check");
     }
+    gpu.note().ifPresent(notes::add);
     double total = (wall.nanos() - start) / 1e9;
     Profiler.Baseline b = new Profiler.Baseline(name, job.metric(), untraced.size(), untraced.size(), m.p50(),
         Stats.of("ms", wallMs), runs.getFirst().wallSeconds() * 1000, samples.size(), 0, tracingState,
@@ -142,8 +145,8 @@ final class ProcessProfiler {
    * sampled, while it runs.
    */
   private static ProcessJob.RunResult watched(ProcessJob job, Map<String, String> extra, String label,
-      StateSampler sampler, Ticker wall, List<TraceRecord> samples, int[] busyPeak, RunLoop.Control control)
-      throws InterruptedException {
+      StateSampler sampler, Ticker wall, List<TraceRecord> samples, int[] busyPeak, GpuUse gpu,
+      RunLoop.Control control) throws InterruptedException {
     TelemetryLoop telemetry = sampler == null ? null
         : new TelemetryLoop(List.of(sampler), wall, 1e9 / RunLoop.SAMPLE_PERIOD_NS, 4096);
     if (telemetry != null) {
@@ -167,6 +170,9 @@ final class ProcessProfiler {
               busyPeak[0] = Math.max(busyPeak[0], busy);
             }
             before = now;
+            if (gpu != null) {
+              gpu.poll(now.keySet());
+            }
           } catch (RuntimeException gone) {
             // the group ended between the look and the read
           }
@@ -184,6 +190,78 @@ final class ProcessProfiler {
       if (telemetry != null) {
         telemetry.close();
       }
+    }
+  }
+
+  /**
+   * The GPU use of the job's processes, from the driver's process list filtered to the job's process group, and of
+   * the other processes on the same GPU (a tenant sharing it).
+   */
+  static final class GpuUse {
+    private final java.util.function.Supplier<List<io.gitm.device.GpuProcess>> source;
+    private final Map<Long, Long> jobPeak = new java.util.TreeMap<>();
+    private final Map<Long, double[]> jobSm = new java.util.TreeMap<>();
+    private final Map<Long, Long> otherPeak = new java.util.TreeMap<>();
+    private int polls;
+    private String error;
+
+    GpuUse(java.util.function.Supplier<List<io.gitm.device.GpuProcess>> source) {
+      this.source = source;
+    }
+
+    synchronized void poll(java.util.Set<Long> jobPids) {
+      if (source == null || error != null) {
+        return;
+      }
+      List<io.gitm.device.GpuProcess> now;
+      try {
+        now = source.get();
+      } catch (RuntimeException e) {
+        error = String.valueOf(e.getMessage());
+        return;
+      }
+      polls++;
+      for (io.gitm.device.GpuProcess p : now) {
+        if (jobPids.contains(p.pid())) {
+          jobPeak.merge(p.pid(), p.usedMemoryBytes(), Math::max);
+          if (Double.isFinite(p.smUtilization())) {
+            double[] s = jobSm.computeIfAbsent(p.pid(), k -> new double[2]);
+            s[0] += p.smUtilization();
+            s[1]++;
+          }
+        } else {
+          otherPeak.merge(p.pid(), p.usedMemoryBytes(), Math::max);
+        }
+      }
+    }
+
+    /** What the report says about it, if the driver was asked at all. */
+    synchronized java.util.Optional<String> note() {
+      if (source == null) {
+        return java.util.Optional.empty();
+      }
+      if (error != null) {
+        return java.util.Optional.of("the driver's process list could not be read: " + error);
+      }
+      StringBuilder sb = new StringBuilder("GPU use of the job's processes (NVML, filtered to its process group, "
+          + polls + " looks): ");
+      if (jobPeak.isEmpty()) {
+        sb.append("none seen (no CUDA process, or the driver sees pids of another namespace)");
+      } else {
+        List<String> parts = new ArrayList<>();
+        jobPeak.forEach((pid, mem) -> {
+          double[] s = jobSm.get(pid);
+          parts.add(String.format(java.util.Locale.ROOT, "pid %d peak %.2f GiB%s", pid, mem / (double) (1L << 30),
+              s == null || s[1] == 0 ? "" : String.format(java.util.Locale.ROOT, ", SM %.0f%% mean", s[0] / s[1])));
+        });
+        sb.append(String.join("; ", parts));
+      }
+      if (!otherPeak.isEmpty()) {
+        long mem = otherPeak.values().stream().mapToLong(Long::longValue).sum();
+        sb.append(String.format(java.util.Locale.ROOT, "; %d other process(es) on the same GPU (%.2f GiB at peak): it"
+            + " is shared", otherPeak.size(), mem / (double) (1L << 30)));
+      }
+      return java.util.Optional.of(sb.toString());
     }
   }
 

@@ -159,11 +159,14 @@ public final class RunLoop {
    * @param tracing the environment that traces a run into the given file (CUPTI injection), or null when tracing is
    *     unavailable ({@code tracingOff} says why)
    * @param sampler the job's GPU's state sampler (NVML), or null when there is none
+   * @param gpuProcesses the processes using that GPU now (NVML), or null when unknown; the profile keeps those of the
+   *     job's process group
    * @param info the GPU as NVML describes it, or a host-only description
    * @param extraEvidence findings from elsewhere (an imported PyTorch profiler trace), added to the report's notes
    */
   public record ProcessTarget(io.gitm.agents.ProcessSpec spec, java.util.function.Function<Path, Map<String, String>>
-      tracing, String tracingOff, io.gitm.device.StateSampler sampler, DeviceInfo info, String choiceReason,
+      tracing, String tracingOff, io.gitm.device.StateSampler sampler,
+      java.util.function.Supplier<List<io.gitm.device.GpuProcess>> gpuProcesses, DeviceInfo info, String choiceReason,
       List<String> extraEvidence) {
     public ProcessTarget {
       extraEvidence = List.copyOf(extraEvidence == null ? List.of() : extraEvidence);
@@ -555,7 +558,7 @@ public final class RunLoop {
     try (io.gitm.agents.ProcessJob job = new io.gitm.agents.ProcessJob(proc.spec(), run.dir(), wall, first)) {
       List<Path> kept = job.keepPreexistingOutputs();
       ProcessProfiler.Result r = ProcessProfiler.profile(job, proc.name(), proc.tracing(), proc.tracingOff(),
-          proc.sampler(), tracePath, window, wall, control);
+          proc.sampler(), proc.gpuProcesses(), tracePath, window, wall, control);
       if (!kept.isEmpty()) {
         List<String> notes = new java.util.ArrayList<>(r.notes());
         notes.add("output files that existed before the run were moved to " + run.dir().resolve("preexisting-outputs"));

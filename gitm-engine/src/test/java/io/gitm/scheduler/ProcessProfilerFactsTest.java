@@ -40,6 +40,24 @@ class ProcessProfilerFactsTest {
     assertThat(ProcessProfiler.traceFacts(List.of())).isEmpty();
   }
 
+  @Test
+  void theDriversProcessListIsFilteredToTheJobsGroupAndOtherTenantsAreNamed() {
+    List<List<io.gitm.device.GpuProcess>> answers = new java.util.ArrayList<>(List.of(
+        List.of(new io.gitm.device.GpuProcess(100, 2L << 30, 80), new io.gitm.device.GpuProcess(999, 1L << 30, 10)),
+        List.of(new io.gitm.device.GpuProcess(100, 4L << 30, 90))));
+    ProcessProfiler.GpuUse use = new ProcessProfiler.GpuUse(() -> answers.removeFirst());
+    use.poll(java.util.Set.of(100L, 101L));
+    use.poll(java.util.Set.of(100L, 101L));
+    assertThat(use.note().orElseThrow()).contains("pid 100 peak 4.00 GiB, SM 85% mean")
+        .contains("1 other process(es) on the same GPU (1.00 GiB at peak): it is shared").doesNotContain("pid 999");
+    assertThat(new ProcessProfiler.GpuUse(null).note()).isEmpty();
+    ProcessProfiler.GpuUse failing = new ProcessProfiler.GpuUse(() -> {
+      throw new IllegalStateException("NVML_ERROR_NO_PERMISSION");
+    });
+    failing.poll(java.util.Set.of(1L));
+    assertThat(failing.note().orElseThrow()).contains("could not be read: NVML_ERROR_NO_PERMISSION");
+  }
+
   private static KernelRecord kernel(String name, long start, long end) {
     return new KernelRecord(name, 0, 7, start + 1, start, end, new Dim3(1, 1, 1), new Dim3(128, 1, 1), 32, 0, 0);
   }
