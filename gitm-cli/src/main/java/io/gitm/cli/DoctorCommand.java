@@ -52,6 +52,7 @@ final class DoctorCommand implements Callable<Integer> {
     if (scratch.status() == Status.OK) {
       checks.add(storeContentsCheck(storeOptions.root(spec.commandLine())));
     }
+    checks.add(blackBoxCheck());
 
     DiagnosticCheck s3 = s3Check(env.get("GITM_S3_ROOT"));
     checks.add(s3);
@@ -89,6 +90,32 @@ final class DoctorCommand implements Callable<Integer> {
       out.println(blocking ? "gitm cannot run here: fix the checks marked above." : "gitm can run here (device: " + auto + ").");
     }
     return blocking ? Main.FAILURE : Main.OK;
+  }
+
+  /** What {@code gitm run --cmd} needs: process groups, {@code setsid}, {@code taskset}, the injection library. */
+  static DiagnosticCheck blackBoxCheck() {
+    if (!io.gitm.os.ProcessGroups.supported()) {
+      return new DiagnosticCheck("black-box jobs", Status.UNSUPPORTED, io.gitm.os.ProcessGroups.unsupportedReason(), "");
+    }
+    boolean setsid = onPath("setsid");
+    boolean taskset = onPath("taskset");
+    boolean inject = io.gitm.nvidia.cupti.Injection.class.getResource(
+        "/native/linux-" + (System.getProperty("os.arch").equals("amd64") ? "x86_64" : System.getProperty("os.arch"))
+            + "/libgitm_inject.so") != null;
+    String detail = "setsid " + (setsid ? "found" : "MISSING") + ", taskset " + (taskset ? "found" : "missing (no CPU"
+        + " pinning lever)") + ", CUPTI injection library " + (inject ? "in this build" : "not in this build (no kernel"
+        + " traces of black-box jobs)");
+    return new DiagnosticCheck("black-box jobs", !setsid ? Status.MISSING : taskset && inject ? Status.OK
+        : Status.WARNING, detail, setsid ? "" : "install util-linux (setsid, taskset)");
+  }
+
+  private static boolean onPath(String tool) {
+    for (String d : (System.getenv().getOrDefault("PATH", "") + ":/usr/bin:/bin").split(":")) {
+      if (!d.isEmpty() && java.nio.file.Files.isExecutable(java.nio.file.Path.of(d, tool))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   static DiagnosticCheck javaCheck() {
