@@ -37,6 +37,10 @@ public record Qualification(Map<String, Double> fingerprint, double floorHeadroo
   }
 
   public String summary() {
+    if (fingerprint.getOrDefault("kernels", 1.0) == 0) {
+      return String.format(Locale.ROOT, "no kernel traced: no floor; levers estimate %.0f%%: target not ruled out",
+          predictedHeadroom * 100);
+    }
     return String.format(Locale.ROOT, "headroom %.0f%% (floor %.0f%%, levers %.0f%%): target %s", headroom() * 100,
         floorHeadroom * 100, predictedHeadroom * 100, reachable ? "reachable" : "not reachable");
   }
@@ -105,6 +109,14 @@ public record Qualification(Map<String, Double> fingerprint, double floorHeadroo
       variance += c.uncertainty() * c.uncertainty();
     }
     predicted -= 1;
+    if (kernels == 0) {
+      // no kernel in the trace (an untraced black-box job, or one without GPU work): no floor can be drawn, and the
+      // levers' own estimates are all there is
+      return new Qualification(f, predicted, predicted, Math.sqrt(variance), target, true,
+          String.format(Locale.ROOT, "The trace holds no kernel (the job was not traced, or did no GPU work): no"
+              + " floor can be drawn, so the target of %.0f%% is not ruled out; the ranked levers estimate %.0f%%"
+              + " together, and the gates decide.", target * 100, predicted * 100));
+    }
     double head = Math.min(floorHeadroom, predicted);
     boolean reachable = head >= target;
     String diagnosis;
