@@ -134,4 +134,43 @@ class RunProcessEndToEndTest {
       assertThat(Journal.read(run.resolve("journal.jsonl")).entries()).isNotEmpty();
     }
   }
+
+  @Test
+  void aProcessRunKilledWithSigkillResumesFromItsJournalAndTheSpecItKept() throws Exception {
+    Path job = script("resume.sh", "sleep 0.2; if [ -n \"$OMP_NUM_THREADS\" ]; then r=$((150 + RANDOM % 4)); "
+        + "else r=$((100 + RANDOM % 4)); fi; echo \"it/s: $r\"");
+    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), "io.gitm.cli.Main", "run",
+        "--budget", "1m", "--target", "99%", "--device", "none", "--scratch", dir.resolve("s").toString(),
+        "--workdir", dir.toString(), "--metric-regex", "it/s: ([0-9.]+)", "--higher-is-better", "--levers",
+        "env-expandable-segments,env-module-loading-eager,env-omp-threads", "--cmd", job.toString()));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("gitm.log").toFile())
+        .start();
+    Path runs = dir.resolve("s/runs");
+    long until = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+    Path journal = null;
+    while (System.nanoTime() < until && p.isAlive()) {
+      if (Files.isDirectory(runs)) {
+        try (Stream<Path> s = Files.list(runs)) {
+          journal = s.map(r -> r.resolve("journal.jsonl")).filter(Files::isRegularFile).findFirst().orElse(null);
+        }
+      }
+      if (journal != null && Journal.read(journal).entries().stream().anyMatch(e -> e.type().equals("trial"))) {
+        break;
+      }
+      Thread.sleep(50);
+    }
+    assertThat(p.isAlive()).as("still running when killed").isTrue();
+    p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    Path run = journal.getParent();
+    long before = Journal.read(journal).entries().stream().filter(e -> e.type().equals("trial")).count();
+    CliResult r = CliResult.run("run", "--resume", run.toString(), "--scratch", dir.resolve("s").toString(), "--json");
+    assertThat(r.code()).as(r.err()).isZero();
+    List<Journal.Entry> entries = Journal.read(journal).entries();
+    assertThat(entries).extracting(Journal.Entry::type).contains("resume").endsWith("end");
+    assertThat(entries.stream().filter(e -> e.type().equals("phase-end") && "profile".equals(e.data().get("phase"))))
+        .as("the profile is not repeated").hasSize(1);
+    assertThat(entries.stream().filter(e -> e.type().equals("trial")).count()).isGreaterThanOrEqualTo(before);
+    assertThat(run.resolve("report.md")).isRegularFile();
+  }
 }
