@@ -7,7 +7,9 @@
 #                             from the standalone jar, so that one Jupiter engine is on the class path)
 #   .gpu/test-classes/<module>/  each module's target/test-classes
 # byte-buddy (9 MB, AssertJ's soft assertions and AssertJ assumptions only) is left out: tests use JUnit's Assumptions.
-# Then run scripts/gpu-suite.sh there. Fails when .gpu/ grows past 60 MiB.
+# Then run scripts/gpu-suite.sh there. Fails when .gpu/ grows past 60 MiB. GITM_PREP_TESTS=0 leaves the tests out
+# (test-lib and test-classes, ~8 MiB) for a call that runs only the suite's parts (GITM_SKIP_TESTS=1): the working
+# tree and .gpu/ travel together under 64 MiB.
 set -euo pipefail
 root=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 . "$root/scripts/java25.sh"
@@ -30,9 +32,10 @@ trap 'rm -rf "$tmp"' EXIT
 echo "[gpu-prep] copying runtime and test dependencies"
 ./mvnw "${mvn_opts[@]}" "$dep_plugin:copy-dependencies" -DincludeScope=runtime -DexcludeGroupIds=io.gitm \
   -DoutputDirectory="$gpu/lib"
-./mvnw "${mvn_opts[@]}" "$dep_plugin:copy-dependencies" -DincludeScope=test -DexcludeGroupIds=io.gitm,org.junit.jupiter,org.junit.platform,org.junit,org.opentest4j,org.apiguardian,net.bytebuddy \
+with_tests=${GITM_PREP_TESTS:-1}
+[ "$with_tests" = 1 ] && ./mvnw "${mvn_opts[@]}" "$dep_plugin:copy-dependencies" -DincludeScope=test -DexcludeGroupIds=io.gitm,org.junit.jupiter,org.junit.platform,org.junit,org.opentest4j,org.apiguardian,net.bytebuddy \
   -DoutputDirectory="$tmp/test"
-./mvnw "${mvn_opts[@]}" -N "$dep_plugin:copy" \
+[ "$with_tests" = 1 ] && ./mvnw "${mvn_opts[@]}" -N "$dep_plugin:copy" \
   -Dartifact="org.junit.platform:junit-platform-console-standalone:$junit_version" -DoutputDirectory="$gpu/test-lib"
 for j in "$tmp"/test/*.jar; do
   [ -e "$j" ] || continue
@@ -45,7 +48,7 @@ for m in gitm-*/; do
     case "$j" in *-sources.jar|*-javadoc.jar|*-tests.jar|*original*) continue ;; esac
     [ -f "$j" ] && cp "$j" "$gpu/lib/"
   done
-  if [ -d "$m/target/test-classes" ]; then
+  if [ "$with_tests" = 1 ] && [ -d "$m/target/test-classes" ]; then
     cp -r "$m/target/test-classes" "$gpu/test-classes/$m"
   fi
 done

@@ -26,7 +26,7 @@ deadline=${GITM_SUITE_DEADLINE_S:-540}
   echo "CUDA library folders: ${GITM_CUDA_LIB:-none found}; LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
 } > "$summary"
 launcher=$(ls .gpu/test-lib/junit-platform-console-standalone-*.jar 2>/dev/null | head -n1)
-if [ -z "$launcher" ]; then
+if [ -z "$launcher" ] && [ "${GITM_SKIP_TESTS:-0}" != 1 ]; then
   echo "no .gpu/test-lib/junit-platform-console-standalone-*.jar: run scripts/gpu-prep.sh on the build machine first" | tee -a "$summary"
   exit 1
 fi
