@@ -18,6 +18,7 @@ import io.opentelemetry.exporter.otlp.http.trace.OtlpHttpSpanExporter;
 import io.opentelemetry.sdk.common.Clock;
 import io.opentelemetry.sdk.common.CompletableResultCode;
 import io.opentelemetry.sdk.common.export.MemoryMode;
+import io.opentelemetry.sdk.common.export.RetryPolicy;
 import io.opentelemetry.sdk.metrics.Aggregation;
 import io.opentelemetry.sdk.metrics.InstrumentType;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;
@@ -50,7 +51,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * anchored to the injected wall clock when the exporter starts.
  */
 final class Otlp implements AutoCloseable {
-  private static final long FLUSH_SECONDS = 10;
+  /** How long closing waits for each signal's last push. */
+  private static final long FLUSH_SECONDS = 5;
+  /** Each push: one attempt and two retries 0.2 s and 0.3 s later, so that a collector that is down costs little. */
+  private static final RetryPolicy RETRY = RetryPolicy.builder().setMaxAttempts(3)
+      .setInitialBackoff(Duration.ofMillis(200)).setMaxBackoff(Duration.ofSeconds(1)).setBackoffMultiplier(1.5).build();
+  private static final Duration TIMEOUT = Duration.ofSeconds(5);
   static final AttributeKey<String> SERVICE_NAME = AttributeKey.stringKey("service.name");
   static final AttributeKey<String> HOST_NAME = AttributeKey.stringKey("host.name");
 
@@ -68,7 +74,8 @@ final class Otlp implements AutoCloseable {
     Resource resource = Resource.getDefault().merge(Resource.create(Attributes.of(SERVICE_NAME, "gitm",
         HOST_NAME, hostname, AttributeKey.stringKey("service.version"), version)));
     MetricExporter metricExporter = new CountingMetricExporter(
-        OtlpHttpMetricExporter.builder().setEndpoint(base + "/v1/metrics").build());
+        OtlpHttpMetricExporter.builder().setEndpoint(base + "/v1/metrics").setRetryPolicy(RETRY).setTimeout(TIMEOUT)
+            .build());
     this.meters = SdkMeterProvider.builder().setResource(resource).setClock(clock)
         .registerMetricReader(PeriodicMetricReader.builder(metricExporter).setInterval(interval).build()).build();
     Meter meter = meters.meterBuilder("io.gitm.telemetry.export").setInstrumentationVersion(version).build();
@@ -93,7 +100,8 @@ final class Otlp implements AutoCloseable {
     }, all.getFirst(), all.subList(1, all.size()).toArray(new ObservableMeasurement[0]));
     this.tracers = SdkTracerProvider.builder().setResource(resource).setClock(clock).addSpanProcessor(
         BatchSpanProcessor.builder(new CountingSpanExporter(
-            OtlpHttpSpanExporter.builder().setEndpoint(base + "/v1/traces").build())).build()).build();
+            OtlpHttpSpanExporter.builder().setEndpoint(base + "/v1/traces").setRetryPolicy(RETRY).setTimeout(TIMEOUT)
+                .build())).build()).build();
     this.tracer = tracers.get("io.gitm.telemetry.export", version);
   }
 
