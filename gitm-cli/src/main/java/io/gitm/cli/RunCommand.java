@@ -61,6 +61,9 @@ final class RunCommand implements Callable<Integer> {
   @CommandLine.Mixin
   ProcessOptions process = new ProcessOptions();
 
+  @CommandLine.Mixin
+  ExportOptions export = new ExportOptions();
+
   /** The job's argument vector: what followed {@code --cmd} on the command line (set by {@link Main}). */
   static final ThreadLocal<List<String>> JOB_ARGV = ThreadLocal.withInitial(List::of);
 
@@ -174,7 +177,8 @@ final class RunCommand implements Callable<Integer> {
     Devices.Choice choice = device.choose(cl);
     Ticker wall = Ticker.system();
     PrintWriter out = cl.getOut();
-    Progress progress = new Progress(out, json, wall);
+    RunLoop.Listener progress = export.wrap(cl, new Progress(out, json, wall), !choice.provider().kind().equals(
+        Devices.SIMULATED), device.ordinal, wall);
     RunLoop.Control control = RunLoop.Control.none();
     Interrupts interrupts = Interrupts.install(control, cl.getErr());
     RunLoop.Result r;
@@ -189,6 +193,7 @@ final class RunCommand implements Callable<Integer> {
       throw new CliFailure(Main.oneLine(e.getMessage()), e);
     } finally {
       interrupts.close();
+      export.close();
     }
     if (json) {
       Map<String, Object> doc = new LinkedHashMap<>();
@@ -287,7 +292,7 @@ final class RunCommand implements Callable<Integer> {
     RunLoop.ProcessTarget target0 = new RunLoop.ProcessTarget(spec, tracing, tracingOff, sampler, info,
         sampler != null ? "NVML device " + device.ordinal + " (" + info.name() + ")" : "no GPU: " + gpu, evidence);
     PrintWriter out = cl.getOut();
-    Progress progress = new Progress(out, json, wall);
+    RunLoop.Listener progress = export.wrap(cl, new Progress(out, json, wall), sampler != null, device.ordinal, wall);
     RunLoop.Control control = RunLoop.Control.none();
     Interrupts interrupts = Interrupts.install(control, cl.getErr());
     RunLoop.Result r;
@@ -305,6 +310,7 @@ final class RunCommand implements Callable<Integer> {
       throw new CliFailure(e.getMessage(), e);
     } finally {
       interrupts.close();
+      export.close();
     }
     if (json) {
       Map<String, Object> doc = new LinkedHashMap<>();

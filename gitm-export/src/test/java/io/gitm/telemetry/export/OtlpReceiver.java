@@ -26,20 +26,20 @@ import java.util.zip.GZIPInputStream;
  * (the JDK's HTTP server), each request decoded with the protocol's generated classes and kept. A body that is not
  * protobuf of the right message is answered 400, as a collector would.
  */
-final class OtlpReceiver implements AutoCloseable {
-  final List<ExportMetricsServiceRequest> metrics = new CopyOnWriteArrayList<>();
-  final List<ExportTraceServiceRequest> traces = new CopyOnWriteArrayList<>();
+public final class OtlpReceiver implements AutoCloseable {
+  public final List<ExportMetricsServiceRequest> metrics = new CopyOnWriteArrayList<>();
+  public final List<ExportTraceServiceRequest> traces = new CopyOnWriteArrayList<>();
   final List<String> contentTypes = new CopyOnWriteArrayList<>();
   private final HttpServer server;
 
-  OtlpReceiver() throws IOException {
+  public OtlpReceiver() throws IOException {
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 16);
     server.createContext("/v1/metrics", ex -> handle(ex, true));
     server.createContext("/v1/traces", ex -> handle(ex, false));
     server.start();
   }
 
-  URI endpoint() {
+  public URI endpoint() {
     return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
   }
 
@@ -75,7 +75,7 @@ final class OtlpReceiver implements AutoCloseable {
   }
 
   /** Every metric received, in order. */
-  List<Metric> allMetrics() {
+  public List<Metric> allMetrics() {
     List<Metric> out = new ArrayList<>();
     for (var r : metrics) {
       for (var rm : r.getResourceMetricsList()) {
@@ -88,7 +88,7 @@ final class OtlpReceiver implements AutoCloseable {
   }
 
   /** The data points of the last export of metric {@code name}. */
-  List<NumberDataPoint> lastPoints(String name) {
+  public List<NumberDataPoint> lastPoints(String name) {
     List<Metric> m = allMetrics().stream().filter(x -> x.getName().equals(name)).toList();
     if (m.isEmpty()) {
       throw new AssertionError("no metric " + name + " received; got " + allMetrics().stream().map(Metric::getName)
@@ -98,7 +98,7 @@ final class OtlpReceiver implements AutoCloseable {
     return last.hasGauge() ? last.getGauge().getDataPointsList() : last.getSum().getDataPointsList();
   }
 
-  List<Span> allSpans() {
+  public List<Span> allSpans() {
     List<Span> out = new ArrayList<>();
     for (var r : traces) {
       for (var rs : r.getResourceSpansList()) {
@@ -110,7 +110,7 @@ final class OtlpReceiver implements AutoCloseable {
     return out;
   }
 
-  static Map<String, String> attributes(List<KeyValue> kvs) {
+  public static Map<String, String> attributes(List<KeyValue> kvs) {
     Map<String, String> m = new LinkedHashMap<>();
     for (KeyValue kv : kvs) {
       var v = kv.getValue();

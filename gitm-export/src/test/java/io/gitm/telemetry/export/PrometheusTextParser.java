@@ -21,12 +21,12 @@ import java.util.Set;
  * {@code _sum} and {@code _count} samples belong to it; a series (name and label set) appears once; values are Go
  * floats ({@code NaN}, {@code +Inf}, {@code -Inf}, decimal with exponent); timestamps are integer milliseconds.
  */
-final class PrometheusTextParser {
-  record Sample(String name, Map<String, String> labels, double value, Long timestampMs) {}
+public final class PrometheusTextParser {
+  public record Sample(String name, Map<String, String> labels, double value, Long timestampMs) {}
 
-  record ParsedFamily(String name, String type, String help, List<Sample> samples) {
+  public record ParsedFamily(String name, String type, String help, List<Sample> samples) {
     /** The value of the one sample whose labels include all of {@code labels}. */
-    double value(Map<String, String> labels) {
+    public double value(Map<String, String> labels) {
       List<Sample> m = samples.stream().filter(s -> s.labels().entrySet().containsAll(labels.entrySet())).toList();
       if (m.size() != 1) {
         throw new AssertionError(m.size() + " samples of " + name + " match " + labels + ": " + samples);
@@ -34,12 +34,12 @@ final class PrometheusTextParser {
       return m.getFirst().value();
     }
 
-    double value() {
+    public double value() {
       return value(Map.of());
     }
   }
 
-  static final class ParseException extends RuntimeException {
+  public static final class ParseException extends RuntimeException {
     ParseException(int line, String message) {
       super("line " + line + ": " + message);
     }
@@ -57,7 +57,7 @@ final class PrometheusTextParser {
   }
 
   /** The families of {@code text}, by name, in the order first seen. */
-  static Map<String, ParsedFamily> parse(String text) {
+  public static Map<String, ParsedFamily> parse(String text) {
     return new PrometheusTextParser().run(text);
   }
 
