@@ -115,6 +115,10 @@ final class AgentCommand implements Callable<Integer> {
         }
       }
       loop = exporter.sample(samplers, targets.sampleHz);
+      // the first round is taken at once: wait for it, so that the first scrape already has every device
+      for (int i = 0; i < 10_000 && loop.rounds() == 0 && loop.samplerErrors() == 0; i++) {
+        Thread.sleep(1);
+      }
       out.println("gitm agent");
       for (String n : names) {
         out.println("device   " + n);
