@@ -61,6 +61,9 @@ final class RunCommand implements Callable<Integer> {
   @CommandLine.Mixin
   ProcessOptions process = new ProcessOptions();
 
+  @CommandLine.Mixin
+  ExportOptions export = new ExportOptions();
+
   /** The job's argument vector: what followed {@code --cmd} on the command line (set by {@link Main}). */
   static final ThreadLocal<List<String>> JOB_ARGV = ThreadLocal.withInitial(List::of);
 
@@ -162,8 +165,9 @@ final class RunCommand implements Callable<Integer> {
     RunStore s = store;
     RunDir res = resumed;
     Journal.Contents prev = previous;
-    return execute(cl, () -> new RunLoop.Request(w, budget, target, device.open(cl, choice), choice.provider(),
-        choice.reason(), device.request(), s, s.datasets(DATASET_DOMAIN.getOrDefault(workload, "edge")), res, prev,
+    boolean realGpu = !choice.provider().kind().equals(Devices.SIMULATED);
+    return execute(cl, realGpu, () -> new RunLoop.Request(w, budget, target, device.open(cl, choice),
+        choice.provider(), choice.reason(), device.request(), s, s.datasets(DATASET_DOMAIN.getOrDefault(workload, "edge")), res, prev,
         maxIterations, blockIterations, gateOptions, allowDeviceSettings, levers, "gitm "
         + String.join(" ", cl.getParseResult().originalArgs()), VersionCommand.version()));
   }
@@ -193,13 +197,14 @@ final class RunCommand implements Callable<Integer> {
   }
 
   /**
-   * Runs the request with Ctrl-C and SIGTERM handled, prints the run in brief with {@code --json}, and returns the exit
-   * status: 0, 130 when stopped, a failure when the run failed.
+   * Runs the request with Ctrl-C and SIGTERM handled and the run exported as asked ({@code --prometheus},
+   * {@code --otlp}; a real GPU's state sampled through NVML when {@code realGpu}), prints the run in brief with
+   * {@code --json}, and returns the exit status: 0, 130 when stopped, a failure when the run failed.
    */
-  private int execute(CommandLine cl, RequestMaker request) throws IOException {
+  private int execute(CommandLine cl, boolean realGpu, RequestMaker request) throws IOException {
     Ticker wall = Ticker.system();
     PrintWriter out = cl.getOut();
-    Progress progress = new Progress(out, json, wall);
+    RunLoop.Listener progress = export.wrap(cl, new Progress(out, json, wall), realGpu, device.ordinal, wall);
     RunLoop.Control control = RunLoop.Control.none();
     Interrupts interrupts = Interrupts.install(control, cl.getErr());
     RunLoop.Result r;
@@ -214,6 +219,7 @@ final class RunCommand implements Callable<Integer> {
       throw new CliFailure(e.getMessage(), e);
     } finally {
       interrupts.close();
+      export.close();
     }
     if (json) {
       Map<String, Object> doc = new LinkedHashMap<>();
@@ -301,8 +307,8 @@ final class RunCommand implements Callable<Integer> {
     }
     RunLoop.ProcessTarget target0 = new RunLoop.ProcessTarget(spec, tracing, tracingOff, sampler, gpuProcesses, info,
         sampler != null ? "NVML device " + device.ordinal + " (" + info.name() + ")" : "no GPU: " + gpu, evidence);
-    return execute(cl, () -> RunLoop.Request.process(target0, budget, target, store, resumed, previous, gateOptions,
-        levers, "gitm " + String.join(" ", cl.getParseResult().originalArgs()) + " " + String.join(" ", spec.command()),
+    return execute(cl, sampler != null, () -> RunLoop.Request.process(target0, budget, target, store, resumed,
+        previous, gateOptions, levers, "gitm " + String.join(" ", cl.getParseResult().originalArgs()) + " " + String.join(" ", spec.command()),
         VersionCommand.version()));
   }
 
