@@ -54,7 +54,7 @@ final class Uploader {
       bucket.put(key, bytes, sha256);
       return new Result(1, 0);
     }
-    long partSize = partSize(size);
+    long partSize = partSize(settings.partSize(), size);
     int count = (int) ((size + partSize - 1) / partSize);
     Marker want = new Marker(key, null, sha256, size, partSize);
     String uploadId = null;
@@ -129,11 +129,14 @@ final class Uploader {
     }
   }
 
-  /** The part size for a file: the configured one, larger where S3's 10,000 parts would not hold the file. */
-  long partSize(long size) {
+  /**
+   * The part size for a file of {@code size} bytes: {@code configured}, or where S3's 10,000 parts would not hold the
+   * file at that size, the smallest whole number of MiB that does.
+   */
+  static long partSize(long configured, long size) {
     long min = (size + S3Settings.MAX_PARTS - 1) / S3Settings.MAX_PARTS;
     long mib = 1L << 20;
-    return Math.max(settings.partSize(), (min + mib - 1) / mib * mib);
+    return Math.max(configured, (min + mib - 1) / mib * mib);
   }
 
   private Optional<Marker> marker(String uploadId) throws IOException {
