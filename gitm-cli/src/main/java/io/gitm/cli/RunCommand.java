@@ -215,6 +215,7 @@ final class RunCommand implements Callable<Integer> {
     } finally {
       interrupts.close();
     }
+    SyncCommand.afterRun(cl, storeOptions.open(cl), r.run().id(), json);
     if (json) {
       Map<String, Object> doc = new LinkedHashMap<>();
       doc.put("run", r.run().id());
