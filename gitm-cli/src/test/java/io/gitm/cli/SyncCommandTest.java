@@ -221,6 +221,17 @@ class SyncCommandTest {
     assertThat(err.toString()).isEmpty();
   }
 
+  @Test
+  void doctorNamesTheRootAndEndpointAndFailsOnABadEndpoint() {
+    assertThat(DoctorCommand.s3Check("s3://b-1/p", "http://127.0.0.1:9000").detail())
+        .isEqualTo("s3://b-1/p at http://127.0.0.1:9000 (path-style) (well-formed; not contacted; synced when a run"
+            + " ends and by 'gitm sync')");
+    assertThat(DoctorCommand.s3Check("s3://b-1/p", "localhost:9000").status())
+        .isEqualTo(io.gitm.device.DiagnosticCheck.Status.FAILED);
+    assertThat(DoctorCommand.s3Check(null, "http://127.0.0.1:9000").detail())
+        .isEqualTo("not set (optional: runs stay local)");
+  }
+
   private Map<String, String> env(String endpoint) {
     return Map.of("GITM_S3_ROOT", "s3://gitm-test/" + prefix, "GITM_S3_ENDPOINT", endpoint);
   }

@@ -290,6 +290,9 @@ final class Bucket implements AutoCloseable {
         default -> "HTTP " + a.statusCode() + (code == null ? "" : " " + code) + ": " + firstLine(
             a.awsErrorDetails() == null ? a.getMessage() : a.awsErrorDetails().errorMessage());
       };
+    } else if (e.getMessage() != null && e.getMessage().startsWith("Unable to load credentials")) {
+      why = "no AWS credentials found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE, or run with"
+          + " a role)";
     } else {
       why = firstLine(e.getMessage());
     }
