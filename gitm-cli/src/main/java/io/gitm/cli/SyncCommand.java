@@ -53,7 +53,11 @@ final class SyncCommand implements Callable<Integer> {
     String runId = null;
     if (run != null) {
       try {
-        runId = store.run(run).id();
+        io.gitm.store.RunDir r = store.run(run);
+        if (!r.dir().toAbsolutePath().normalize().equals(store.runs().resolve(r.id()).normalize())) {
+          throw new CommandLine.ParameterException(cl, "--run: " + run + " is not a run of the store " + store.root());
+        }
+        runId = r.id();
       } catch (IOException e) {
         throw new CommandLine.ParameterException(cl, "--run: " + Main.oneLine(e.getMessage()));
       }

@@ -137,14 +137,22 @@ final class Bucket implements AutoCloseable {
 
   /** Streams an object's bytes to {@code out}; false when there is no such object. */
   boolean download(String key, OutputStream out) throws IOException {
-    try (ResponseInputStream<GetObjectResponse> in = s3.getObject(g -> g.bucket(bucket).key(key))) {
-      in.transferTo(out);
-      return true;
+    ResponseInputStream<GetObjectResponse> in;
+    try {
+      in = s3.getObject(g -> g.bucket(bucket).key(key));
     } catch (SdkException e) {
       if (notFound(e)) {
         return false;
       }
       throw failure("GET", key, e);
+    }
+    try (in) {
+      in.transferTo(out);
+      return true;
+    } catch (SdkException e) {
+      throw failure("GET", key, e);
+    } catch (IOException e) {
+      throw new IOException("S3 GET s3://" + bucket + "/" + key + " broke off: " + firstLine(e.getMessage()), e);
     }
   }
 
