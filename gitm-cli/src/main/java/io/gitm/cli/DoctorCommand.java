@@ -54,7 +54,7 @@ final class DoctorCommand implements Callable<Integer> {
     }
     checks.add(blackBoxCheck());
 
-    DiagnosticCheck s3 = s3Check(env.get("GITM_S3_ROOT"));
+    DiagnosticCheck s3 = s3Check(env.get("GITM_S3_ROOT"), env.get("GITM_S3_ENDPOINT"));
     checks.add(s3);
     blocking |= s3.status() == Status.FAILED;
 
@@ -160,14 +160,26 @@ final class DoctorCommand implements Callable<Integer> {
     }
   }
 
-  static DiagnosticCheck s3Check(String value) {
+  static DiagnosticCheck s3Check(String value, String endpoint) {
     if (value == null) {
       return DiagnosticCheck.ok("GITM_S3_ROOT", "not set (optional: runs stay local)");
     }
     try {
-      return DiagnosticCheck.ok("GITM_S3_ROOT", S3Root.parse(value) + " (well-formed; not contacted)");
+      S3Root.parse(value);
     } catch (IllegalArgumentException e) {
       return new DiagnosticCheck("GITM_S3_ROOT", Status.FAILED, e.getMessage(), "set it to s3://bucket/prefix or unset it");
+    }
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("GITM_S3_ROOT", value);
+    if (endpoint != null) {
+      env.put("GITM_S3_ENDPOINT", endpoint);
+    }
+    try {
+      return DiagnosticCheck.ok("GITM_S3_ROOT", io.gitm.store.s3.S3Settings.fromEnvironment(env).describe()
+          + " (well-formed; not contacted; synced when a run ends and by 'gitm sync')");
+    } catch (IllegalArgumentException e) {
+      return new DiagnosticCheck("GITM_S3_ROOT", Status.FAILED, e.getMessage(),
+          "set GITM_S3_ENDPOINT to an S3-compatible server's http(s)://host:port, or unset it for AWS");
     }
   }
 

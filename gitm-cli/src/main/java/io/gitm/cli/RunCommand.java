@@ -221,6 +221,7 @@ final class RunCommand implements Callable<Integer> {
       interrupts.close();
       export.close();
     }
+    SyncCommand.afterRun(cl, storeOptions.open(cl), r.run().id(), json);
     if (json) {
       Map<String, Object> doc = new LinkedHashMap<>();
       doc.put("run", r.run().id());
