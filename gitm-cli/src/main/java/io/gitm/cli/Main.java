@@ -35,6 +35,12 @@ public final class Main implements Runnable {
   /** Runs the CLI with the given output streams and returns the exit code. */
   public static int execute(PrintWriter out, PrintWriter err, String... args) {
     CommandLine cl = new CommandLine(new Main());
+    for (ExtraCommand extra : java.util.ServiceLoader.load(ExtraCommand.class)) {
+      cl.addSubcommand(extra);
+    }
+    if (!cl.getSubcommands().containsKey("bench")) {
+      cl.addSubcommand("bench", new BenchMissing());
+    }
     cl.setOut(out);
     cl.setErr(err);
     cl.setCaseInsensitiveEnumValuesAllowed(true);
@@ -86,5 +92,15 @@ public final class Main implements Runnable {
     String t = s.strip();
     int nl = t.indexOf('\n');
     return nl < 0 ? t : t.substring(0, nl).strip();
+  }
+
+  /** {@code gitm bench} where the bench extra is not on the class path. */
+  @Command(name = "bench", description = "The benchmark harness (the bench extra: gitm-bench).")
+  static final class BenchMissing implements java.util.concurrent.Callable<Integer> {
+    @Override
+    public Integer call() {
+      throw new CliFailure("the bench extra is not on the class path: build it with ./mvnw -pl gitm-bench -am package"
+          + " -DskipTests; ./gitm then runs with it");
+    }
   }
 }

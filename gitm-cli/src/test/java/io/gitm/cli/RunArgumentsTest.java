@@ -37,6 +37,13 @@ class RunArgumentsTest {
   }
 
   @Test
+  void benchWithoutTheBenchExtraSaysHowToGetIt() {
+    CliResult r = CliResult.run("bench");
+    assertThat(r.code()).isEqualTo(Main.FAILURE);
+    assertThat(r.errorLine()).contains("the bench extra is not on the class path");
+  }
+
+  @Test
   void missingWorkloadIsAUsageError() {
     CliResult r = CliResult.run("run", "--budget", "2m", "--target", "15%");
     assertThat(r.code()).isEqualTo(Main.USAGE);
