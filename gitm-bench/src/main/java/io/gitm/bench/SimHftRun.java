@@ -4,7 +4,12 @@ import io.gitm.device.EventTracer;
 import io.gitm.device.HostMemoryKind;
 import io.gitm.sim.SimDevice;
 import io.gitm.sim.SimSpec;
+import io.gitm.device.Work;
+import io.gitm.sim.Replay;
+import io.gitm.trace.KernelRecord;
+import io.gitm.trace.TraceRecord;
 import io.gitm.trace.TraceSink;
+import io.gitm.trace.WorkRecord;
 import io.gitm.workload.ExecutionConfig;
 import io.gitm.workload.OutputDigest;
 import io.gitm.workload.Workload;
@@ -12,6 +17,7 @@ import io.gitm.workloads.hft.HftLobWorkload;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -23,10 +29,11 @@ import java.util.Map;
  * target, with the tracer on, and a state sample taken after every {@code sampleEvery} batches (as the profile phase
  * samples between iterations).
  *
- * <p>{@code java -cp gitm-bench/target/gitm-bench.jar io.gitm.bench.SimHftRun [--seconds S] [--config NAME]
- * [--data DIR] [--messages N] [--trace on|off] [--seed N] [--faults SPEC]} prints the wall time and simulated
- * seconds per wall second (defaults: 600 s, {@code shipped}, {@code $TMPDIR/gitm-datasets/hft}, the workload's
- * default dataset of 2,000,000 book messages, tracing on, seed 1, no faults). Configurations: {@link #CONFIGS}.
+ * <p>{@code java -cp gitm-bench/target/gitm-bench.jar io.gitm.bench.SimHftRun [--mode live|replay] [--seconds S]
+ * [--config NAME] [--data DIR] [--messages N] [--trace on|off] [--seed N] [--faults SPEC]} prints the wall time and
+ * simulated seconds per wall second (defaults: live, 600 s, {@code shipped}, {@code $TMPDIR/gitm-datasets/hft}, the
+ * workload's default dataset of 2,000,000 book messages, tracing on, seed 1, no faults). Configurations:
+ * {@link #CONFIGS}. {@code --mode replay} times the simulator without the workload: see {@link #replay}.
  */
 public final class SimHftRun {
   private SimHftRun() {
@@ -113,6 +120,58 @@ public final class SimHftRun {
     }
   }
 
+  /**
+   * The trace-driven half: one whole session of {@code o} is traced, then replayed unchanged on fresh devices of the
+   * h200 preset (each replay with its own seed, the kernels timed from their declared work, as the rank phase's
+   * counterfactual replay does) until the replays' simulated time reaches {@code o}'s.
+   */
+  static ReplayResult replay(Options o) {
+    List<TraceRecord> trace = new ArrayList<>();
+    try (SimDevice d = SimDevice.open(SimSpec.preset("h200"), o.seed(), o.faults());
+        Workload.Session s = new HftLobWorkload(o.params()).open(d, o.config(), o.data())) {
+      d.tracer().start(trace::add);
+      while (s.hasNext()) {
+        s.step();
+      }
+      d.tracer().stop();
+    }
+    Map<Long, Work> work = new HashMap<>();
+    for (TraceRecord r : trace) {
+      if (r instanceof WorkRecord w) {
+        work.put(w.correlationId(), w.work());
+      }
+    }
+    Replay replay = Replay.of(trace, (KernelRecord k) -> work.get(k.correlationId()));
+    SimSpec spec = SimSpec.preset("h200");
+    long simulated = 0;
+    long records = 0;
+    int replays = 0;
+    while (simulated < o.simulatedNs()) {
+      Replay.Prediction p = replay.predict(spec, Replay.Change.none(), o.seed() + 1 + replays);
+      simulated += p.totalNs();
+      records += p.records().size();
+      replays++;
+    }
+    return new ReplayResult(trace.size(), replays, simulated, records);
+  }
+
+  /**
+   * What {@link #replay} did.
+   *
+   * @param traced records of the traced session
+   * @param replays replays run
+   * @param simulatedNs their simulated time, added up
+   * @param records records the replays emitted
+   */
+  record ReplayResult(int traced, int replays, long simulatedNs, long records) {
+  }
+
+  /** CPU time of the whole process (every thread: the run, the JIT, the collector). */
+  private static long cpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+        .getOperatingSystemMXBean()).getProcessCpuTime();
+  }
+
   public static void main(String[] args) throws Exception {
     Map<String, String> a = new LinkedHashMap<>();
     for (int i = 0; i < args.length; i += 2) {
@@ -131,6 +190,10 @@ public final class SimHftRun {
     if (config == null) {
       throw new IllegalArgumentException("--config " + name + ": unknown; use one of " + CONFIGS.keySet());
     }
+    String mode = a.getOrDefault("mode", "live");
+    if (!mode.equals("live") && !mode.equals("replay")) {
+      throw new IllegalArgumentException("--mode takes live or replay, got " + mode);
+    }
     if (!trace.equals("on") && !trace.equals("off")) {
       throw new IllegalArgumentException("--trace takes on or off, got " + trace);
     }
@@ -140,12 +203,22 @@ public final class SimHftRun {
     Files.createDirectories(data);
     Options o = new Options(defaults.withData(defaults.seed(), defaults.instruments(), messages), config, data,
         (long) (seconds * 1e9), 0, Long.parseLong(a.getOrDefault("seed", "1")), a.getOrDefault("faults", ""), 1000);
-    long[] records = new long[1];
     long t0 = System.nanoTime();
+    long c0 = cpuNanos();
+    if (mode.equals("replay")) {
+      ReplayResult r = replay(o);
+      double wall = (System.nanoTime() - t0) / 1e9;
+      System.out.printf(Locale.ROOT, "hft-lob %s replayed on sim h200: %d replays of a %d-record session, %.1f"
+          + " simulated s in %.2f s wall, %.2f s CPU (tracing the session included): %.2f simulated s per wall s;"
+          + " %d records%n", name, r.replays(), r.traced(), r.simulatedNs() / 1e9, wall, (cpuNanos() - c0) / 1e9,
+          r.simulatedNs() / 1e9 / wall, r.records());
+      return;
+    }
+    long[] records = new long[1];
     Result r = run(o, trace.equals("on") ? x -> records[0]++ : null);
     double wall = (System.nanoTime() - t0) / 1e9;
-    System.out.printf(Locale.ROOT, "hft-lob %s on sim h200: %.1f simulated s in %.2f s wall: %.2f simulated s per"
-        + " wall s; %d batches in %d sessions, %d records%n", name, r.simulatedNs() / 1e9, wall,
-        r.simulatedNs() / 1e9 / wall, r.batches(), r.sessions(), records[0]);
+    System.out.printf(Locale.ROOT, "hft-lob %s on sim h200: %.1f simulated s in %.2f s wall, %.2f s CPU: %.3f"
+        + " simulated s per wall s; %d batches in %d sessions, %d records%n", name, r.simulatedNs() / 1e9, wall,
+        (cpuNanos() - c0) / 1e9, r.simulatedNs() / 1e9 / wall, r.batches(), r.sessions(), records[0]);
   }
 }
