@@ -650,7 +650,7 @@ public final class SimDevice implements Device {
       waitDevice();
       host += hostCost(spec.freeNs());
       plainBytes -= m.bytes;
-      m.release();
+      recycle(m);
     }
     api(ApiKind.FREE, m.pooled ? function : "cuMemFree_v2", corr, t0);
   }
@@ -1480,8 +1480,8 @@ public final class SimDevice implements Device {
 
   /**
    * Device memory backed by a little-endian heap buffer, made when first touched (a copy, memset or kernel argument),
-   * so untouched allocations cost no host memory; freed pool memory hands its buffer to the next pool allocation of
-   * the same size (CUDA leaves new allocations' contents undefined).
+   * so untouched allocations cost no host memory; freed memory (pooled or plain) hands its buffer to the next
+   * allocation of the same size (CUDA leaves new allocations' contents undefined).
    */
   static final class SimMemory implements DeviceMemory {
     final SimDevice device;
@@ -1534,7 +1534,7 @@ public final class SimDevice implements Device {
     }
   }
 
-  /** Recycled backing buffers of freed pool memory, by size; bounded by {@link #RECYCLE_LIMIT} bytes. */
+  /** Recycled backing buffers of freed memory, by size; bounded by {@link #RECYCLE_LIMIT} bytes. */
   private final Map<Integer, ArrayList<ByteBuffer>> recycled = new java.util.HashMap<>();
   private long recycledBytes;
   private static final long RECYCLE_LIMIT = 256L << 20;
