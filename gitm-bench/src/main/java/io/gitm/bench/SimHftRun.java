@@ -101,6 +101,7 @@ public final class SimHftRun {
       }
       boolean more = true;
       while (more) {
+        long before = batches;
         try (Workload.Session s = w.open(d, o.config(), o.data())) {
           while (s.hasNext() && (more = d.clock().nanos() < o.simulatedNs()
               && (o.maxBatches() == 0 || batches < o.maxBatches()))) {
@@ -111,6 +112,9 @@ public final class SimHftRun {
             }
           }
           outputs.add(s.output());
+        }
+        if (more && batches == before) {
+          throw new IllegalStateException("hft-lob: a session on " + o.data() + " has no input batch to run");
         }
       }
       if (sink != null) {
@@ -176,13 +180,21 @@ public final class SimHftRun {
         .getOperatingSystemMXBean()).getProcessCpuTime();
   }
 
+  private static final List<String> OPTIONS = List.of("mode", "seconds", "config", "data", "messages", "trace", "seed",
+      "faults");
+
   public static void main(String[] args) throws Exception {
     Map<String, String> a = new LinkedHashMap<>();
     for (int i = 0; i < args.length; i += 2) {
       if (!args[i].startsWith("--") || i + 1 >= args.length) {
         throw new IllegalArgumentException("expected --name value pairs, got " + args[i]);
       }
-      a.put(args[i].substring(2), args[i + 1]);
+      String key = args[i].substring(2);
+      if (!OPTIONS.contains(key)) {
+        throw new IllegalArgumentException("unknown option --" + key + ": use " + OPTIONS.stream().map(x -> "--" + x)
+            .toList());
+      }
+      a.put(key, args[i + 1]);
     }
     double seconds = Double.parseDouble(a.getOrDefault("seconds", "600"));
     Path data = Path.of(a.getOrDefault("data", System.getProperty("java.io.tmpdir") + "/gitm-datasets/hft"));
