@@ -55,13 +55,9 @@ final class Noise {
       }
     }
     SplitMix rng = new SplitMix(seed);
-    double[] device = table(rng, jitter);
-    double[] host = table(rng, jitter * 2.5);
     double[] f = new double[2 * TABLE];
-    for (int i = 0; i < TABLE; i++) {
-      f[2 * i] = device[i];
-      f[2 * i + 1] = host[i];
-    }
+    fill(f, 0, rng, jitter);
+    fill(f, 1, rng, jitter * 2.5);
     Noise n = new Noise(f, rng.state());
     synchronized (RECENT) {
       RECENT.put(key, n);
@@ -69,13 +65,12 @@ final class Noise {
     return n;
   }
 
-  /** Lognormal factors with mean 1 and log-sd {@code sigma}. */
-  private static double[] table(RandomGenerator rng, double sigma) {
-    double[] t = new double[TABLE];
-    for (int i = 0; i < t.length; i++) {
-      t[i] = Math.exp(sigma * rng.nextGaussian() - sigma * sigma / 2);
+  /** Fills entries {@code 2i + side} with lognormal factors of mean 1 and log-sd {@code sigma}, in order of i. */
+  private static void fill(double[] f, int side, RandomGenerator rng, double sigma) {
+    double shift = sigma * sigma / 2;
+    for (int i = 0; i < TABLE; i++) {
+      f[2 * i + side] = Math.exp(sigma * rng.nextGaussian() - shift);
     }
-    return t;
   }
 
   /**
