@@ -6,20 +6,73 @@ package io.gitm.sim;
  */
 final class Activity {
   static final long BUCKET_NS = 1_000_000;
+  /** Buckets kept: a ring of {@code N}, where a bucket takes the slot of the one {@code N} before it. */
   private static final int N = 1 << 17;
-  private final long[] id = new long[N];
-  private final double[] busy = new double[N];
-  private final double[] memory = new double[N];
-  private final double[] load = new double[N];
-  private final double[] tx = new double[N];
-  private final double[] rx = new double[N];
+  /** Slots held at first: the ring grows as simulated time passes, so a short-lived device stays small. */
+  private static final int FIRST = 1 << 8;
+  private int capacity = FIRST;
+  private long[] id = new long[FIRST];
+  private double[] busy = new double[FIRST];
+  private double[] memory = new double[FIRST];
+  private double[] load = new double[FIRST];
+  private double[] tx = new double[FIRST];
+  private double[] rx = new double[FIRST];
+  /** Lowest and highest bucket slotted while {@code capacity < N}: all of them are held, none is forgotten. */
+  private long lowest = Long.MAX_VALUE;
+  private long highest = Long.MIN_VALUE;
 
   Activity() {
     java.util.Arrays.fill(id, -1);
   }
 
+  /**
+   * Grows the ring until it holds {@code bucket} beside every bucket slotted so far (or reaches {@code N}). While the
+   * slotted buckets span less than the capacity, none shares a slot, so the ring holds what a ring of {@code N} would
+   * hold: every bucket slotted.
+   */
+  private void grow(long bucket) {
+    lowest = Math.min(lowest, bucket);
+    highest = Math.max(highest, bucket);
+    int c = capacity;
+    while (c < N && highest - lowest >= c) {
+      c *= 2;
+    }
+    if (c == capacity) {
+      return;
+    }
+    long[] oldId = id;
+    double[] oldBusy = busy;
+    double[] oldMemory = memory;
+    double[] oldLoad = load;
+    double[] oldTx = tx;
+    double[] oldRx = rx;
+    id = new long[c];
+    java.util.Arrays.fill(id, -1);
+    busy = new double[c];
+    memory = new double[c];
+    load = new double[c];
+    tx = new double[c];
+    rx = new double[c];
+    for (int j = 0; j < oldId.length; j++) {
+      long b = oldId[j];
+      if (b >= 0) {
+        int i = (int) (b & (c - 1));
+        id[i] = b;
+        busy[i] = oldBusy[j];
+        memory[i] = oldMemory[j];
+        load[i] = oldLoad[j];
+        tx[i] = oldTx[j];
+        rx[i] = oldRx[j];
+      }
+    }
+    capacity = c;
+  }
+
   private int slot(long bucket) {
-    int i = (int) (bucket & (N - 1));
+    if (capacity < N && (bucket < lowest || bucket > highest)) {
+      grow(bucket);
+    }
+    int i = (int) (bucket & (capacity - 1));
     if (id[i] != bucket) {
       id[i] = bucket;
       busy[i] = 0;
@@ -70,7 +123,7 @@ final class Activity {
   }
 
   private double read(double[] a, long bucket) {
-    int i = (int) (bucket & (N - 1));
+    int i = (int) (bucket & (capacity - 1));
     return id[i] == bucket ? a[i] : 0;
   }
 

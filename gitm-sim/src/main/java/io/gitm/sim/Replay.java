@@ -14,6 +14,7 @@ import io.gitm.trace.SyncKind;
 import io.gitm.trace.SyncRecord;
 import io.gitm.trace.TraceRecord;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -30,17 +31,22 @@ import java.util.function.Function;
  * simulated device emits and the span they cover.
  */
 public final class Replay {
-  private final List<ApiCallRecord> calls;
-  private final Map<Long, List<TraceRecord>> byCorrelation;
-  private final Function<KernelRecord, Work> work;
+  private final List<Call> calls;
+  private final int records;
   private final long observedNs;
 
-  private Replay(List<ApiCallRecord> calls, Map<Long, List<TraceRecord>> byCorrelation,
-      Function<KernelRecord, Work> work, long observedNs) {
+  private Replay(List<Call> calls, int records, long observedNs) {
     this.calls = calls;
-    this.byCorrelation = byCorrelation;
-    this.work = work;
+    this.records = records;
     this.observedNs = observedNs;
+  }
+
+  /**
+   * One host call of the trace with what it did on the device, resolved once for every prediction: its kernels (with
+   * their launch configurations and declared work, null where unknown) and its first copy, memset and sync record.
+   */
+  private record Call(ApiCallRecord api, List<KernelRecord> kernels, List<LaunchConfig> configs, List<Work> work,
+      CopyRecord copy, MemsetRecord memset, SyncRecord sync) {
   }
 
   /**
@@ -70,7 +76,27 @@ public final class Replay {
       throw new IllegalArgumentException("trace has no API call records: a replay needs the host's calls");
     }
     calls.sort(Comparator.comparingLong(ApiCallRecord::startNs).thenComparingLong(ApiCallRecord::correlationId));
-    return new Replay(List.copyOf(calls), by, work == null ? k -> null : work, span(trace));
+    Function<KernelRecord, Work> declared = work == null ? k -> null : work;
+    List<Call> resolved = new ArrayList<>(calls.size());
+    int records = 0;
+    for (ApiCallRecord a : calls) {
+      List<TraceRecord> dev = by.getOrDefault(a.correlationId(), List.of());
+      records += 1 + dev.size();
+      List<KernelRecord> kernels = new ArrayList<>();
+      List<LaunchConfig> configs = new ArrayList<>();
+      List<Work> works = new ArrayList<>();
+      for (TraceRecord r : dev) {
+        if (r instanceof KernelRecord k) {
+          kernels.add(k);
+          configs.add(config(k));
+          works.add(declared.apply(k));
+        }
+      }
+      resolved.add(new Call(a, List.copyOf(kernels), List.copyOf(configs),
+          Collections.unmodifiableList(works), first(dev, CopyRecord.class), first(dev, MemsetRecord.class),
+          first(dev, SyncRecord.class)));
+    }
+    return new Replay(List.copyOf(resolved), records, span(trace));
   }
 
   /** A replay whose kernels' work is looked up by kernel name. */
@@ -174,23 +200,25 @@ public final class Replay {
   /** Re-times the trace on a device of {@code spec} under {@code change}, with noise from {@code seed}. */
   public Prediction predict(SimSpec spec, Change change, long seed) {
     SimDevice d = new SimDevice(spec, seed, change.faults(), 0.02);
-    List<TraceRecord> out = new ArrayList<>();
+    List<TraceRecord> out = new ArrayList<>(records + records / 8);
     d.tracer().start(out::add);
-    long prevEnd = calls.getFirst().startNs();
+    long prevEnd = calls.getFirst().api().startNs();
     List<Runnable> batch = new ArrayList<>();
-    for (ApiCallRecord a : calls) {
+    for (Call call : calls) {
+      ApiCallRecord a = call.api();
       long gap = Math.max(0, a.startNs() - prevEnd);
       prevEnd = Math.max(prevEnd, a.endNs());
-      List<TraceRecord> dev = byCorrelation.getOrDefault(a.correlationId(), List.of());
-      List<KernelRecord> kernels = dev.stream().filter(KernelRecord.class::isInstance).map(KernelRecord.class::cast)
-          .toList();
+      List<KernelRecord> kernels = call.kernels();
       boolean launch = a.kind() == ApiKind.LAUNCH && !kernels.isEmpty();
       if (change.graphLaunches() && launch) {
         if (batch.isEmpty()) {
           d.hostWork(Math.round(gap * change.hostGapScale()));
         }
-        for (KernelRecord k : kernels) {
-          batch.add(() -> d.replayGraphNode(k.name(), config(k), work(k, change), k.durationNs(), k.stream()));
+        for (int i = 0; i < kernels.size(); i++) {
+          KernelRecord k = kernels.get(i);
+          LaunchConfig config = call.configs().get(i);
+          Work w = work(call.work().get(i), change);
+          batch.add(() -> d.replayGraphNode(k.name(), config, w, k.durationNs(), k.stream()));
         }
         continue;
       }
@@ -199,7 +227,7 @@ public final class Replay {
         batch.clear();
       }
       d.hostWork(Math.round(gap * change.hostGapScale()));
-      issue(d, a, dev, kernels, change);
+      issue(d, call, change);
     }
     if (!batch.isEmpty()) {
       d.replayGraphLaunch(List.copyOf(batch));
@@ -210,24 +238,30 @@ public final class Replay {
     return new Prediction(out, total);
   }
 
-  private void issue(SimDevice d, ApiCallRecord a, List<TraceRecord> dev, List<KernelRecord> kernels, Change c) {
+  private static void issue(SimDevice d, Call call, Change c) {
+    ApiCallRecord a = call.api();
+    List<KernelRecord> kernels = call.kernels();
     switch (a.kind()) {
       case LAUNCH -> {
         if (kernels.isEmpty()) {
           d.replayOther(a.name(), a.durationNs());
         } else if (kernels.size() == 1 && !a.name().contains("Graph")) {
           KernelRecord k = kernels.getFirst();
-          d.replayLaunch(k.name(), config(k), work(k, c), k.durationNs(), k.stream(), a.name(), true);
+          d.replayLaunch(k.name(), call.configs().getFirst(), work(call.work().getFirst(), c), k.durationNs(),
+              k.stream(), a.name(), true);
         } else {
           List<Runnable> nodes = new ArrayList<>();
-          for (KernelRecord k : kernels) {
-            nodes.add(() -> d.replayGraphNode(k.name(), config(k), work(k, c), k.durationNs(), k.stream()));
+          for (int i = 0; i < kernels.size(); i++) {
+            KernelRecord k = kernels.get(i);
+            LaunchConfig config = call.configs().get(i);
+            Work w = work(call.work().get(i), c);
+            nodes.add(() -> d.replayGraphNode(k.name(), config, w, k.durationNs(), k.stream()));
           }
           d.replayGraphLaunch(nodes);
         }
       }
       case COPY -> {
-        CopyRecord cr = first(dev, CopyRecord.class);
+        CopyRecord cr = call.copy();
         if (cr == null) {
           d.replayOther(a.name(), a.durationNs());
           return;
@@ -242,7 +276,7 @@ public final class Replay {
         }
       }
       case MEMSET -> {
-        MemsetRecord m = first(dev, MemsetRecord.class);
+        MemsetRecord m = call.memset();
         if (m == null) {
           d.replayOther(a.name(), a.durationNs());
         } else {
@@ -264,7 +298,7 @@ public final class Replay {
         }
       }
       case SYNC -> {
-        SyncRecord s = first(dev, SyncRecord.class);
+        SyncRecord s = call.sync();
         if (s == null) {
           d.replaySync(SyncKind.CONTEXT, -1);
         } else if (s.kind() == SyncKind.STREAM_WAIT_EVENT) {
@@ -294,8 +328,8 @@ public final class Replay {
     return new LaunchConfig(k.grid(), k.block(), Math.max(0, k.dynamicSharedBytes()));
   }
 
-  private Work work(KernelRecord k, Change c) {
-    Work w = work.apply(k);
+  /** A kernel's declared work {@code w} (null: keep its observed duration) under the change's precision. */
+  private static Work work(Work w, Change c) {
     if (w == null) {
       return null;
     }

@@ -52,7 +52,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.SplittableRandom;
 
 /**
  * A simulated GPU behind the runtime facade: a discrete-event model whose operations are timed when they are queued.
@@ -74,11 +73,9 @@ public final class SimDevice implements Device {
   private final InjectedFault[] faultArray;
   private final GroundTruth truth;
   private final DeviceInfo info;
-  private final SplittableRandom rng;
-  /**
-   * Noise factors: entry {@code 2i} is the device factor and {@code 2i + 1} the host factor of draw {@code i}, side
-   * by side so that a draw reads one cache line. Null when there is no jitter.
-   */
+  /** Draws the index of each cost's noise factor; starts where drawing the factors left the seed's generator. */
+  private final Noise.SplitMix rng;
+  /** The factors of {@link Noise}: device and host factor of index {@code i} side by side. Null without jitter. */
   private final double[] noise;
   private final SimTracer tracer;
   private final Activity activity = new Activity();
@@ -134,18 +131,14 @@ public final class SimDevice implements Device {
         spec.powerLimitW());
     this.faultArray = faults.toArray(new InjectedFault[0]);
     this.truth = new GroundTruth(spec.preset(), seed, faultSpec == null ? "" : faultSpec.strip(), faults);
-    this.rng = new SplittableRandom(seed);
-    double[] deviceNoise = noiseTable(rng, jitter);
-    double[] hostNoise = noiseTable(rng, jitter * 2.5);
-    if (deviceNoise != null && hostNoise != null) {
-      noise = new double[2 * NOISE_TABLE];
-      for (int i = 0; i < NOISE_TABLE; i++) {
-        noise[2 * i] = deviceNoise[i];
-        noise[2 * i + 1] = hostNoise[i];
-      }
+    Noise n = Noise.of(seed, jitter);
+    if (n != null) {
+      noise = n.factors;
+      rng = new Noise.SplitMix(n.state);
       drawAhead();
     } else {
       noise = null;
+      rng = null;
     }
     this.governor = new Governor(spec, faults, powerLimitW, smClockMHz);
     this.peakFlops = new double[io.gitm.device.Precision.values().length];
@@ -231,28 +224,11 @@ public final class SimDevice implements Device {
   private double aheadHost;
   private double aheadDevice;
 
-  /** Draws the next noise index: {@code rng.nextInt(NOISE_TABLE)}, which for a power of two is this mask. */
+  /** Draws the next noise index: {@code rng.nextInt(Noise.TABLE)}, which for a power of two is this mask. */
   private void drawAhead() {
-    int i = rng.nextInt() & (NOISE_TABLE - 1);
+    int i = rng.nextInt() & (Noise.TABLE - 1);
     aheadDevice = noise[2 * i];
     aheadHost = noise[2 * i + 1];
-  }
-
-  private static final int NOISE_TABLE = 1 << 14;
-
-  /**
-   * Lognormal factors with mean 1 and log-sd {@code sigma}, drawn once from {@code rng}; a draw picks one at random
-   * (as fast as a uniform draw, and as deterministic). Null when {@code sigma} is 0.
-   */
-  private static double[] noiseTable(SplittableRandom rng, double sigma) {
-    if (sigma <= 0) {
-      return null;
-    }
-    double[] t = new double[NOISE_TABLE];
-    for (int i = 0; i < t.length; i++) {
-      t[i] = Math.exp(sigma * rng.nextGaussian() - sigma * sigma / 2);
-    }
-    return t;
   }
 
   private long api(ApiKind kind, String name, long corr, long start) {
@@ -674,7 +650,7 @@ public final class SimDevice implements Device {
       waitDevice();
       host += hostCost(spec.freeNs());
       plainBytes -= m.bytes;
-      m.release();
+      recycle(m);
     }
     api(ApiKind.FREE, m.pooled ? function : "cuMemFree_v2", corr, t0);
   }
@@ -1504,8 +1480,8 @@ public final class SimDevice implements Device {
 
   /**
    * Device memory backed by a little-endian heap buffer, made when first touched (a copy, memset or kernel argument),
-   * so untouched allocations cost no host memory; freed pool memory hands its buffer to the next pool allocation of
-   * the same size (CUDA leaves new allocations' contents undefined).
+   * so untouched allocations cost no host memory; freed memory (pooled or plain) hands its buffer to the next
+   * allocation of the same size (CUDA leaves new allocations' contents undefined).
    */
   static final class SimMemory implements DeviceMemory {
     final SimDevice device;
@@ -1558,7 +1534,7 @@ public final class SimDevice implements Device {
     }
   }
 
-  /** Recycled backing buffers of freed pool memory, by size; bounded by {@link #RECYCLE_LIMIT} bytes. */
+  /** Recycled backing buffers of freed memory, by size; bounded by {@link #RECYCLE_LIMIT} bytes. */
   private final Map<Integer, ArrayList<ByteBuffer>> recycled = new java.util.HashMap<>();
   private long recycledBytes;
   private static final long RECYCLE_LIMIT = 256L << 20;

@@ -306,15 +306,20 @@ final class LobKernels {
     int n = a.i32(2);
     ByteBuffer totals = a.memory(3);
     int limit = Math.min(n, threads(c));
-    for (int i = 0; i < limit; i++) {
-      int run = 0;
-      for (int ch = 0; ch < chunks; ch++) {
-        int at = 4 * (ch * n + i);
+    // Each thread's prefix touches only its own column, so the columns are walked together, row by row (in memory
+    // order): the same values as one thread after another.
+    int[] run = new int[limit];
+    for (int ch = 0; ch < chunks; ch++) {
+      int row = 4 * ch * n;
+      for (int i = 0; i < limit; i++) {
+        int at = row + 4 * i;
         int v = hist.getInt(at);
-        hist.putInt(at, run);
-        run += v;
+        hist.putInt(at, run[i]);
+        run[i] += v;
       }
-      totals.putInt(4 * i, run);
+    }
+    for (int i = 0; i < limit; i++) {
+      totals.putInt(4 * i, run[i]);
     }
   }
 
