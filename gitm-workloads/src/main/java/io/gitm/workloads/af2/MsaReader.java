@@ -169,7 +169,8 @@ final class MsaReader {
       out.add(finish(header, description, seq, source));
     }
     if (out.isEmpty()) {
-      throw new MsaFormatException(source, Math.max(1, lines.length), "no sequence: no '>' header line in the file");
+      int last = lines.length - (lines[lines.length - 1].isEmpty() ? 1 : 0);
+      throw new MsaFormatException(source, Math.max(1, last), "no sequence: no '>' header line in the file");
     }
     return out;
   }
