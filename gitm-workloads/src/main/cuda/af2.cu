@@ -9,6 +9,10 @@
 
 #define AF2_WARP 32
 #define AF2_LN_EPS 1e-5f
+// A kernel's dynamic shared memory (the host-side test shim gives it its own definition).
+#ifndef AF2_DYNAMIC_SHARED
+#define AF2_DYNAMIC_SHARED(name) extern __shared__ float name[]
+#endif
 
 __device__ __forceinline__ float af2_warp_sum(float v) {
   for (int o = 16; o > 0; o >>= 1) {
@@ -189,7 +193,7 @@ extern "C" __global__ void af2_gated_residual(float* x, const float* y, const fl
 // block (32, 8), dynamic shared memory 2 * 32 * (D + 1) floats. The dot product runs over d in order.
 extern "C" __global__ void af2_attn_logits(const float* q, const float* k, const float* bias, float* logits, int b0,
     int heads, int nq, int nk, int dim, int sb, int st, int bq, int bk, float scale, int hasBias) {
-  extern __shared__ float af2_shared[];
+  AF2_DYNAMIC_SHARED(af2_shared);
   float* qs = af2_shared;
   float* ks = af2_shared + 32 * (dim + 1);
   int bl = blockIdx.z / heads;
@@ -255,7 +259,7 @@ extern "C" __global__ void af2_softmax(float* x, int rows, int n) {
 // floats; the sum runs over j in order. D <= 64.
 extern "C" __global__ void af2_attn_out(const float* p, const float* v, const float* g, const float* gb, float* o,
     int b0, int heads, int nq, int nk, int dim, int sb, int st) {
-  extern __shared__ float af2_shared[];
+  AF2_DYNAMIC_SHARED(af2_shared);
   float* ps = af2_shared;
   float* vs = af2_shared + 32 * 33;
   int bl = blockIdx.z / heads;
