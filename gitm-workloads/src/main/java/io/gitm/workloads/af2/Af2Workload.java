@@ -123,7 +123,15 @@ public final class Af2Workload implements Workload {
       return p;
     }
 
+    private static final List<String> KEYS = List.of("nRes", "nSeq", "msaChannels", "pairChannels", "blocks",
+        "msaHeads", "pairHeads", "outerChannels", "triangleChannels", "transitionFactor", "singleChannels",
+        "chunkRows", "seed", "weightSeed", "input", "weights");
+
     private Params with(String key, String value) {
+      if (!KEYS.contains(key)) {
+        throw new IllegalArgumentException("af2 settings: unknown key '" + key + "'; known: " + String.join(", ",
+            KEYS));
+      }
       if (key.equals("input") || key.equals("weights")) {
         String s = value.isEmpty() || value.equals("none") ? null : value;
         return key.equals("input")
@@ -171,9 +179,7 @@ public final class Af2Workload implements Workload {
             triangleChannels, transitionFactor, singleChannels, chunkRows, x, weightSeed, input, weights);
         case "weightSeed" -> new Params(nRes, nSeq, msaChannels, pairChannels, blocks, msaHeads, pairHeads,
             outerChannels, triangleChannels, transitionFactor, singleChannels, chunkRows, seed, x, input, weights);
-        default -> throw new IllegalArgumentException("af2 settings: unknown key '" + key + "'; known: nRes, nSeq,"
-            + " msaChannels, pairChannels, blocks, msaHeads, pairHeads, outerChannels, triangleChannels,"
-            + " transitionFactor, singleChannels, chunkRows, seed, weightSeed, input, weights");
+        default -> throw new IllegalStateException("af2 settings: key '" + key + "' has no setter");
       };
     }
 
