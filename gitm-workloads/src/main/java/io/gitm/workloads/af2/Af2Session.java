@@ -94,6 +94,10 @@ final class Af2Session implements Workload.Session {
     if (c.l2PersistBytes() != 0 || c.latencyStreamPriority() != 0) {
       throw new IllegalArgumentException("af2 does not honour an L2 persisting window or a stream priority");
     }
+    if (c.sharedCarveoutPercent() != -1) {
+      throw new IllegalArgumentException("af2's attention and triangle kernels size their shared memory themselves:"
+          + " a shared-memory carve-out is not honoured, got " + c.sharedCarveoutPercent() + "%");
+    }
     if (c.graphCapture()) {
       if (c.allocation() != Allocation.PREALLOCATED) {
         throw new IllegalArgumentException("af2: graphCapture needs PREALLOCATED allocation (a graph replays fixed"
@@ -129,11 +133,7 @@ final class Af2Session implements Workload.Session {
     try {
       module = device.load(Af2Kernels.MODULE);
       for (KernelDef def : Af2Kernels.MODULE.kernels()) {
-        Kernel k = module.kernel(def.entry());
-        if (cfg.sharedCarveoutPercent() >= 0) {
-          k.setPreferredSharedCarveout(cfg.sharedCarveoutPercent());
-        }
-        kernels.put(def, k);
+        kernels.put(def, module.kernel(def.entry()));
       }
       main = ownMain ? device.createStream(0) : device.defaultStream();
       for (int i = 1; i < cfg.streams(); i++) {

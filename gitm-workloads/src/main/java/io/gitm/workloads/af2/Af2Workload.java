@@ -235,7 +235,7 @@ public final class Af2Workload implements Workload {
 
   static Set<Knob> knobs() {
     return EnumSet.of(Knob.HOST_MEMORY, Knob.ALLOCATION, Knob.STREAMS, Knob.ASYNC_COPIES, Knob.GRAPH_CAPTURE,
-        Knob.KERNEL_VARIANT, Knob.MATH_MODE, Knob.SHARED_CARVEOUT, Knob.WARMUP);
+        Knob.KERNEL_VARIANT, Knob.MATH_MODE, Knob.WARMUP);
   }
 
   @Override

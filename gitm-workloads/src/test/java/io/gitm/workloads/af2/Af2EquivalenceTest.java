@@ -40,35 +40,39 @@ class Af2EquivalenceTest {
   @TempDir
   static Path data;
 
-  static Reference reference;
+  static Fixture fixture;
 
-  /** The reference's output and its digest on the small generated alignment. */
-  record Reference(Af2Reference.Output output, OutputDigest digest) {
+  /** The small generated alignment pinned in {@code data}, and the reference's output on it. */
+  record Fixture(Path data, Af2Reference.Output output, OutputDigest reference) {
+    static Fixture in(Path data) {
+      Msa msa = Af2Dataset.load(data, SMALL.inputName(), () -> new MsaGenerator(SMALL.seed(), SMALL.nRes(),
+          SMALL.nSeq()).generate());
+      Features f = msa.features(SMALL.nSeq());
+      Af2Reference.Output out = Af2Reference.run(Weights.seeded(SMALL.dims(), SMALL.weightSeed()), f);
+      return new Fixture(data, out, Af2Output.digest(out.single(), out.pair(), f.nRes(), SMALL.pairChannels()));
+    }
+
+    /** The output after {@code steps} steps of a session on {@code device}. */
+    OutputDigest run(Device device, ExecutionConfig config, int steps) {
+      try (Workload.Session s = new Af2Workload(SMALL).open(device, config, data)) {
+        for (int i = 0; i < steps; i++) {
+          IterationResult r = s.step();
+          assertThat(r.units()).isEqualTo(SMALL.nRes());
+        }
+        return s.output();
+      }
+    }
   }
 
   @BeforeAll
   static void referenceOutput() {
-    Msa msa = Af2Dataset.load(data, SMALL.inputName(), () -> new MsaGenerator(SMALL.seed(), SMALL.nRes(),
-        SMALL.nSeq()).generate());
-    Features f = msa.features(SMALL.nSeq());
-    Af2Reference.Output out = Af2Reference.run(Weights.seeded(SMALL.dims(), SMALL.weightSeed()), f);
-    reference = new Reference(out, Af2Output.digest(out.single(), out.pair(), SMALL.nRes(), SMALL.pairChannels()));
+    fixture = Fixture.in(data);
   }
 
   static Device simulated() {
     return DeviceProvider.all().stream().filter(p -> p.kind().equals("sim")).findFirst()
         .orElseThrow(() -> new AssertionError("the sim backend (gitm-sim) is not on the test class path"))
         .open(new DeviceRequest(0, SchedulingMode.AUTO, Map.of("preset", "h200")));
-  }
-
-  static OutputDigest run(Device device, ExecutionConfig config, int steps) {
-    try (Workload.Session s = new Af2Workload(SMALL).open(device, config, data)) {
-      for (int i = 0; i < steps; i++) {
-        IterationResult r = s.step();
-        assertThat(r.units()).isEqualTo(SMALL.nRes());
-      }
-      return s.output();
-    }
   }
 
   static Stream<Arguments> configs() {
@@ -88,7 +92,6 @@ class Af2EquivalenceTest {
         Arguments.of("chunked attention", s.withKernelVariants(chunked)),
         Arguments.of("graph", graph),
         Arguments.of("graph, chunked, warmup", graph.withKernelVariants(chunked).withWarmup(true)),
-        Arguments.of("carve-out", s.withSharedCarveout(100)),
         Arguments.of("warmup", s.withWarmup(true)));
   }
 
@@ -99,17 +102,17 @@ class Af2EquivalenceTest {
     OutputDigest shipped;
     OutputDigest out;
     try (Device sim = simulated()) {
-      shipped = run(sim, ExecutionConfig.shipped(), 1);
-      out = run(sim, config, 2);
+      shipped = fixture.run(sim, ExecutionConfig.shipped(), 1);
+      out = fixture.run(sim, config, 2);
     }
-    assertThat(out.maxRelativeDifference(reference.digest())).as("against the reference")
+    assertThat(out.maxRelativeDifference(fixture.reference())).as("against the reference")
         .isLessThanOrEqualTo(REFERENCE_TOLERANCE);
     assertThat(out.sha256()).as("bit-identical to the shipped configuration").isEqualTo(shipped.sha256());
   }
 
   @Test
   void referenceOutputIsOfOrderOneAndNotConstant() {
-    float[] pair = reference.output().pair();
+    float[] pair = fixture.output().pair();
     double max = 0;
     double min = Double.POSITIVE_INFINITY;
     for (float v : pair) {

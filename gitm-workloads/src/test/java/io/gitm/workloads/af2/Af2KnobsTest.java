@@ -178,6 +178,7 @@ class Af2KnobsTest {
     assertThatThrownBy(() -> Af2Session.check(SHIPPED.withBatchCoalesce(2))).hasMessageContaining("batchCoalesce");
     assertThatThrownBy(() -> Af2Session.check(SHIPPED.withBlockSize(64))).hasMessageContaining("blockSize");
     assertThatThrownBy(() -> Af2Session.check(SHIPPED.withL2PersistBytes(1024))).hasMessageContaining("L2");
+    assertThatThrownBy(() -> Af2Session.check(SHIPPED.withSharedCarveout(0))).hasMessageContaining("carve-out");
     assertThatThrownBy(() -> Af2Session.check(SHIPPED.withKernelVariants(Map.of("lob_book", "warp"))))
         .hasMessageContaining("af2_attention only");
     assertThatThrownBy(() -> Af2Session.check(SHIPPED.withKernelVariants(Map.of(Af2Workload.ATTENTION_FAMILY,
