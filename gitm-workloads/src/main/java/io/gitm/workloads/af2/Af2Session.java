@@ -103,10 +103,6 @@ final class Af2Session implements Workload.Session {
         throw new IllegalArgumentException("af2: graphCapture needs PREALLOCATED allocation (a graph replays fixed"
             + " buffers), got " + c.allocation());
       }
-      if (!c.asyncCopies() || c.hostMemory() != HostMemoryKind.PINNED) {
-        throw new IllegalArgumentException("af2: graphCapture needs asyncCopies from PINNED host memory (a graph"
-            + " holds the inference's copies)");
-      }
       if (c.streams() != 1) {
         throw new IllegalArgumentException("af2: graphCapture captures one stream; it cannot be combined with "
             + c.streams() + " streams");
@@ -227,13 +223,22 @@ final class Af2Session implements Workload.Session {
     peak = live;
     try {
       if (cfg.graphCapture()) {
+        // the copies join the graph when they can be captured (queued, from pinned memory); else they run around it
+        boolean copiesInGraph = cfg.asyncCopies() && cfg.hostMemory() == HostMemoryKind.PINNED;
+        if (!copiesInGraph) {
+          copyIn();
+        }
         if (graph == null) {
           device.beginCapture(main);
           boolean captured = false;
           try {
-            copyIn();
+            if (copiesInGraph) {
+              copyIn();
+            }
             run(blas);
-            copyOut();
+            if (copiesInGraph) {
+              copyOut();
+            }
             captured = true;
           } finally {
             GraphExec g = device.endCapture(main);
@@ -245,7 +250,11 @@ final class Af2Session implements Workload.Session {
           }
         }
         device.launchGraph(graph, main);
-        main.synchronize();
+        if (copiesInGraph) {
+          main.synchronize();
+        } else {
+          copyOut();
+        }
       } else {
         copyIn();
         run(blas);
@@ -284,7 +293,7 @@ final class Af2Session implements Workload.Session {
     if (cfg.asyncCopies()) {
       device.copyAsync(singleOut, 0, mem[single.id], 0, single.bytes, main);
       device.copyAsync(pairOut, 0, mem[pair.id], 0, pair.bytes, main);
-      if (!cfg.graphCapture()) {
+      if (graph != null || !cfg.graphCapture()) {
         main.synchronize();
       }
     } else {

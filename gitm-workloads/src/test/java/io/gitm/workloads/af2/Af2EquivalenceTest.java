@@ -92,6 +92,10 @@ class Af2EquivalenceTest {
         Arguments.of("chunked attention", s.withKernelVariants(chunked)),
         Arguments.of("graph", graph),
         Arguments.of("graph, chunked, warmup", graph.withKernelVariants(chunked).withWarmup(true)),
+        Arguments.of("graph, pageable synchronous copies", s.withAllocation(Allocation.PREALLOCATED, 0)
+            .withGraphCapture(true)),
+        Arguments.of("graph, pageable queued copies", s.withStreams(1, true, false)
+            .withAllocation(Allocation.PREALLOCATED, 0).withGraphCapture(true)),
         Arguments.of("warmup", s.withWarmup(true)));
   }
 
