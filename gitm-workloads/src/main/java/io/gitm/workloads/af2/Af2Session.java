@@ -51,6 +51,9 @@ final class Af2Session implements Workload.Session {
   private final List<Event> joinEvents = new ArrayList<>();
   private final DeviceMemory[] mem;
   private final Map<String, DeviceMemory> slots = new LinkedHashMap<>();
+  private final boolean profile;
+  private final Map<String, double[]> kernelMillis = new LinkedHashMap<>();
+  private final List<Event[]> marks = new ArrayList<>();
   // made in the constructor; null until then (a failed open closes what was made)
   private Module module;
   private Stream main;
@@ -59,9 +62,6 @@ final class Af2Session implements Workload.Session {
   private HostMemory input;
   private HostMemory singleOut;
   private HostMemory pairOut;
-  private final boolean profile;
-  private final Map<String, double[]> kernelMillis = new LinkedHashMap<>();
-  private final List<Event[]> marks = new ArrayList<>();
   private GraphExec graph;
   private long live;
   private long peak;
