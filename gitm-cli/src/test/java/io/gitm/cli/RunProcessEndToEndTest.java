@@ -173,4 +173,25 @@ class RunProcessEndToEndTest {
     assertThat(entries.stream().filter(e -> e.type().equals("trial")).count()).isGreaterThanOrEqualTo(before);
     assertThat(run.resolve("report.md")).isRegularFile();
   }
+
+  @Test
+  void aPyTorchProfilerTraceOfTheJobIsAnalyzedIntoTheReportAsExtraEvidence() throws Exception {
+    Path kineto = dir.resolve("job.pt.trace.json");
+    try (var in = getClass().getResourceAsStream("/tracer/kineto-h200.json")) {
+      assertThat(in).as("the engine's Kineto fixture on the test class path").isNotNull();
+      Files.copy(in, kineto);
+    }
+    Path job = script("k.sh", "echo 'it/s: 5'");
+    CliResult missing = CliResult.run("run", "--budget", "30s", "--target", "15%", "--device", "none", "--scratch",
+        dir.resolve("s").toString(), "--kineto", dir.resolve("none.json").toString(), "--cmd", job.toString());
+    assertThat(missing.code()).isEqualTo(Main.USAGE);
+    assertThat(missing.errorLine()).contains("--kineto").contains("no such file");
+    CliResult r = CliResult.run("run", "--budget", "30s", "--target", "15%", "--device", "none", "--scratch",
+        dir.resolve("s").toString(), "--metric-regex", "it/s: ([0-9.]+)", "--higher-is-better", "--levers",
+        "env-module-loading-eager", "--kineto", kineto.toString(), "--json", "--cmd", job.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    Path run = Path.of(Json.MAPPER.readTree(r.out()).get("folder").asString());
+    assertThat(Files.readString(run.resolve("report.md"))).contains("extra evidence: PyTorch profiler trace"
+        + " job.pt.trace.json");
+  }
 }
