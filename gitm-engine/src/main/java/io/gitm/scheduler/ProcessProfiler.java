@@ -118,6 +118,14 @@ final class ProcessProfiler {
       meta = new TraceMeta("black-box process " + name, ClockDomain.HOST_MONOTONIC, List.of(), attrs);
       notes.add("no kernel trace: " + why + "; the analysis has the job's metric and the GPU's state only");
     }
+    try (var others = Files.list(tracePath.getParent())) {
+      List<String> children = others.map(p -> p.getFileName().toString())
+          .filter(n -> n.startsWith("injected-") && n.endsWith(".gtrace")).sorted().toList();
+      if (!children.isEmpty()) {
+        notes.add("the job's child processes that used CUDA wrote " + children.size() + " trace(s) of their own, kept"
+            + " in the run folder and not analyzed: " + String.join(", ", children));
+      }
+    }
     records.addAll(samples);
     records.sort(java.util.Comparator.comparingLong(TraceRecord::startNs));
     try (TraceWriter w = TraceWriter.create(tracePath, meta)) {
