@@ -263,17 +263,17 @@ final class KittiSession implements Workload.Session {
         issuedAt[slot] = t0;
         queueCopy(f, slot);
       }
+      // the next frame's copy is queued first, on the copy stream, so that it runs while this frame computes
+      int other = 1 - slot;
+      issuedAt[other] = clock.nanos();
+      queueCopy((int) ((frame + 1) % scans.size()), other);
+      queued = true;
       main.waitEvent(copyDone[slot]);
       allocate();
       try {
         compute(input[slot], false);
         computeDone[slot].record(main);
         computeRecorded[slot] = true;
-        // the next frame's copy runs on the copy stream while this frame computes
-        int other = 1 - slot;
-        issuedAt[other] = clock.nanos();
-        queueCopy((int) ((frame + 1) % scans.size()), other);
-        queued = true;
         main.synchronize();
       } finally {
         free();
