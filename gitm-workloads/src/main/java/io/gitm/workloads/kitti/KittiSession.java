@@ -37,7 +37,7 @@ import java.util.TreeMap;
  * or with two streams and queued copies prefetched: the next frame's copy runs on a copy stream while this frame
  * computes, into the other of two input buffers), the per-frame device buffers (allocated and freed every frame, from
  * the stream-ordered pool, or once at open), the block size of the two scatter kernels, and whether a frame's work is
- * captured once as a graph and replayed.
+ * captured once as a graph (one per input buffer when prefetching) and replayed.
  */
 final class KittiSession implements Workload.Session {
   /** A per-frame device buffer: its name and size in bytes. */
@@ -80,7 +80,8 @@ final class KittiSession implements Workload.Session {
   private final boolean[] copyRecorded = new boolean[2];
   private final boolean[] computeRecorded = new boolean[2];
   private HostMemory outHost;
-  private GraphExec graph;
+  /** The captured frame per input buffer (one without prefetch, one per buffer with it). */
+  private final GraphExec[] graphs = new GraphExec[2];
   private long frame;
   private boolean queued;
   private boolean closed;
@@ -118,10 +119,6 @@ final class KittiSession implements Workload.Session {
       if (c.allocation() != Allocation.PREALLOCATED) {
         throw new IllegalArgumentException("kitti: graphCapture needs PREALLOCATED allocation (a graph replays fixed"
             + " buffers), got " + c.allocation());
-      }
-      if (c.streams() != 1) {
-        throw new IllegalArgumentException("kitti: graphCapture captures one stream; it cannot be combined with"
-            + " prefetching on a second stream");
       }
     }
   }
@@ -271,7 +268,7 @@ final class KittiSession implements Workload.Session {
       main.waitEvent(copyDone[slot]);
       allocate();
       try {
-        compute(input[slot], false);
+        compute(input[slot], slot, false, cfg.hostMemory() == HostMemoryKind.PINNED);
         computeDone[slot].record(main);
         computeRecorded[slot] = true;
         main.synchronize();
@@ -288,7 +285,7 @@ final class KittiSession implements Workload.Session {
         if (!copyInGraph) {
           copyIn(pts);
         }
-        compute(pts, copyInGraph);
+        compute(pts, 0, copyInGraph, copyInGraph);
         main.synchronize();
       } finally {
         free();
@@ -375,30 +372,34 @@ final class KittiSession implements Workload.Session {
     }
   }
 
-  /** Queues the detector on {@code main} for the points in {@code pts}, ending with the detections in the host buffer. */
-  private void compute(DeviceMemory pts, boolean copyInGraph) {
+  /**
+   * Queues the detector on {@code main} for the points in {@code pts}, ending with the detections in the host buffer.
+   * With graph capture the frame is captured once per input buffer ({@code slot}) and replayed; the input copy joins
+   * the graph when {@code copyIn}, the output copy when {@code copyOut} (both need pinned memory and queued copies).
+   */
+  private void compute(DeviceMemory pts, int slot, boolean copyIn, boolean copyOut) {
     if (!cfg.graphCapture()) {
-      run(pts, false);
+      run(pts, false, false);
       copyOut();
       return;
     }
-    if (graph == null) {
+    if (graphs[slot] == null) {
       device.beginCapture(main);
       boolean captured = false;
       try {
-        run(pts, copyInGraph);
+        run(pts, copyIn, copyOut);
         captured = true;
       } finally {
         GraphExec g = device.endCapture(main);
         if (captured) {
-          graph = g;
+          graphs[slot] = g;
         } else {
           g.close();
         }
       }
     }
-    device.launchGraph(graph, main);
-    if (!copyInGraph) {
+    device.launchGraph(graphs[slot], main);
+    if (!copyOut) {
       copyOut();
     }
   }
@@ -425,7 +426,7 @@ final class KittiSession implements Workload.Session {
     device.launch(kernels.get(kernel), lc, main, args);
   }
 
-  private void run(DeviceMemory pts, boolean copyIn) {
+  private void run(DeviceMemory pts, boolean copyIn, boolean copyOut) {
     if (copyIn) {
       device.copyAsync(pts, 0, staging[0], 0, 16L * capacity, main);
     }
@@ -464,7 +465,7 @@ final class KittiSession implements Workload.Session {
         m("boxes"), n1, w1, grid.xMin(), grid.yMin(), 2 * grid.pillar());
     launch(KittiKernels.NMS, KittiKernels.oneBlock(), m("boxes"), n1 * KittiKernels.ANCHORS, p.scoreThreshold(),
         p.iouThreshold(), p.maxCandidates(), p.maxDetections(), m("out"));
-    if (copyIn) {
+    if (copyOut) {
       device.copyAsync(outHost, 0, m("out"), 0, outBytes(), main);
     }
   }
@@ -562,7 +563,7 @@ final class KittiSession implements Workload.Session {
   private void release() {
     List<AutoCloseable> all = new ArrayList<>();
     all.add(() -> device.synchronize());
-    all.add(graph);
+    all.addAll(Arrays.asList(graphs));
     all.addAll(mem.values());
     all.addAll(params);
     all.addAll(Arrays.asList(staging));
