@@ -66,9 +66,12 @@ class KittiReadersTest {
     List<Label> l = Label.parse(List.of(
         "Car 0.00 0 -1.58 587.01 173.33 614.12 200.12 1.65 1.67 3.64 -0.65 1.71 46.70 -1.59",
         "",
-        "Pedestrian 0.00 1 0.21 423.17 173.67 433.17 224.03 1.60 0.52 0.80 -5.64 1.69 30.21 0.03 0.8125"),
+        "Pedestrian 0.00 1 0.21 423.17 173.67 433.17 224.03 1.60 0.52 0.80 -5.64 1.69 30.21 0.03 0.8125",
+        "DontCare -1 -1 -10 503.89 169.71 590.61 190.13 -1 -1 -1 -1000 -1000 -1000 -10"),
         "l.txt");
-    assertThat(l).hasSize(2);
+    assertThat(l).hasSize(3);
+    assertThat(l.get(2).occluded()).isEqualTo(-1);
+    assertThat(l.get(2).x()).isEqualTo(-1000);
     assertThat(l.get(0).type()).isEqualTo("Car");
     assertThat(l.get(0).z()).isEqualTo(46.70);
     assertThat(l.get(0).score()).isNaN();
