@@ -56,6 +56,11 @@ class KittiKnobsTest {
   }
 
   static Run run(KittiWorkload.Params p, ExecutionConfig config) {
+    return run(data, p, config);
+  }
+
+  /** The third step of a session of {@code p} under {@code config} with its dataset in {@code data}. */
+  static Run run(Path data, KittiWorkload.Params p, ExecutionConfig config) {
     List<TraceRecord> trace = Collections.synchronizedList(new ArrayList<>());
     try (Device sim = KittiEquivalenceTest.simulated();
         Workload.Session s = new KittiWorkload(p).open(sim, config, data)) {
