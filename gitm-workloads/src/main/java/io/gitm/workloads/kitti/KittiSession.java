@@ -132,7 +132,7 @@ final class KittiSession implements Workload.Session {
     this.weights = weights;
     this.scans = List.copyOf(scans);
     this.grid = p.grid();
-    this.capacity = scans.stream().mapToInt(Scan::points).max().orElse(1);
+    this.capacity = Math.max(1, scans.stream().mapToInt(Scan::points).max().orElse(1));
     this.nx = grid.nx();
     this.ny = grid.ny();
     this.cells = nx * ny;
@@ -145,10 +145,10 @@ final class KittiSession implements Workload.Session {
     int c = weights.channels();
     int n1 = h1 * w1;
     int n2 = h2 * w2;
-    long col = 0;
-    for (KittiWeights.Conv cv : weights.convs()) {
-      col = Math.max(col, (long) cv.cin() * 9 * (cv.stride() == 2 ? (cv.cin() == c && cv.cout() == c ? n1 : n2)
-          : (cv.cin() == c ? n1 : n2)));
+    long col = 0; // the largest im2col operand: the convolutions' outputs are n1, n1, n2, n2 positions
+    long[] outPositions = {n1, n1, n2, n2};
+    for (int i = 0; i < weights.convs().length; i++) {
+      col = Math.max(col, (long) weights.convs()[i].cin() * 9 * outPositions[i]);
     }
     if (!prefetch) {
       temps.add(new Temp("points", 16L * capacity));
