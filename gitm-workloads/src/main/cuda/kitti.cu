@@ -294,7 +294,7 @@ extern "C" __global__ void kitti_nms(const float* boxes, int numAnchors, float s
   __shared__ int s[KITTI_ONE_BLOCK];
   int tid = threadIdx.x;
   for (int k = tid; k < maxCand; k += blockDim.x) {
-    key[k] = -INFINITY;
+    key[k] = -__int_as_float(0x7f800000);  // -infinity (no math.h under NVRTC)
     kid[k] = 0x7fffffff;
     sup[k] = 0;
   }

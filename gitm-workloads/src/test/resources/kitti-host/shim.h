@@ -34,4 +34,9 @@ static inline int __float_as_int(float f) {
   std::memcpy(&i, &f, 4);
   return i;
 }
+static inline float __int_as_float(int i) {
+  float f;
+  std::memcpy(&f, &i, 4);
+  return f;
+}
 static inline int atomicAdd(int* p, int v) { return std::atomic_ref<int>(*p).fetch_add(v); }
