@@ -2,6 +2,8 @@ package io.gitm.workloads.kitti;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A frame's detections: the kept anchors' indices in NMS order and their boxes, {@link KittiKernels#BOX_FLOATS} floats
@@ -22,5 +24,27 @@ record Detections(int[] anchors, float[] boxes) {
       }
     }
     return new Detections(anchors, boxes);
+  }
+
+  /** The detection {@code k} as a box in the LiDAR's frame. */
+  Box box(int k) {
+    int o = k * KittiKernels.BOX_FLOATS;
+    return new Box((int) boxes[o + 8], boxes[o], boxes[o + 1], boxes[o + 2], boxes[o + 3], boxes[o + 4], boxes[o + 5],
+        boxes[o + 6], boxes[o + 7]);
+  }
+
+  /**
+   * The detections as lines of a KITTI result file (labels with a 16th field, the score; occlusion -1, unknown), so
+   * that they can be scored against the generated labels with KITTI's tools.
+   */
+  List<Label> labels(Calibration calib) {
+    List<Label> out = new ArrayList<>();
+    for (int k = 0; k < anchors.length; k++) {
+      Box b = box(k);
+      Label l = b.label(calib, -1);
+      out.add(new Label(l.type(), l.truncated(), l.occluded(), l.alpha(), l.bbox(), l.h(), l.w(), l.l(), l.x(), l.y(),
+          l.z(), l.rotationY(), b.score()));
+    }
+    return out;
   }
 }

@@ -98,6 +98,23 @@ class KittiEquivalenceTest {
   }
 
   @Test
+  void detectionsAreWrittenAsAKittiResultFileWithScores(@TempDir Path out) {
+    try (Device sim = simulated(); KittiSession s = (KittiSession) new KittiWorkload(SMALL).open(sim, PRE, data)) {
+      s.step();
+      Detections d = s.detections(0);
+      Path f = out.resolve("000000.txt");
+      Label.write(f, d.labels(Calibration.typical()));
+      List<Label> back = Label.read(f);
+      assertThat(back).hasSize(d.anchors().length);
+      for (int k = 0; k < back.size(); k++) {
+        assertThat(back.get(k).score()).isCloseTo(d.box(k).score(), org.assertj.core.data.Offset.offset(1e-4));
+        assertThat(back.get(k).type()).isEqualTo(Box.CLASSES[d.box(k).cls()]);
+        assertThat(back.get(k).z()).isCloseTo(d.box(k).x() - 0.27, org.assertj.core.data.Offset.offset(0.011));
+      }
+    }
+  }
+
+  @Test
   void cappedPillarsAndOverfullPillarsStillMatch() {
     // few pillars kept (the cap cuts the list) and 4 points a pillar (most near pillars overflow)
     matchesTheReference(SMALL.parse("maxPillars=300,maxPoints=4"));
