@@ -2,9 +2,9 @@
 // quadruples x, y, z, reflectance; feature maps are [channels][y][x]; the grid's cell is iy * nx + ix.
 //
 // The pillar scatter uses atomics (a point count per cell, a slot per point in its pillar); what the atomics order is
-// then made order-free: pillars are numbered by a scan over the cells, and each pillar's point indices are sorted
-// before its features are computed, so the output does not depend on the atomics' order while no pillar holds more
-// than maxPts points. Products and sums the Java emulation computes unfused are written with __fmul_rn/__fadd_rn so
+// then made order-free: pillars are numbered by a scan over the cells, every pillar keeps all its points' indices (a
+// compressed layout: pillar p's run starts at pillarStart[p]), and each pillar keeps the maxPts lowest indices in
+// order before its features are computed, so the output does not depend on the atomics' order. Products and sums the Java emulation computes unfused are written with __fmul_rn/__fadd_rn so
 // that nvcc does not contract them into fused multiply-adds; explicit fmaf where the emulation fuses. expf, sinf and
 // cosf are the CUDA math library's and may differ from the emulation's in their last bits.
 
@@ -56,25 +56,33 @@ __device__ int kitti_block_scan(int v, int* s) {
 }
 
 // Numbers the occupied cells in cell order (one block; each thread a contiguous run of cells): pillarOf[cell] is the
-// pillar or -1 (empty, or beyond maxPillars), pillarCell[p] the cell or -1, numPillars[0] the pillars kept.
-extern "C" __global__ void kitti_compact(const int* count, int* pillarOf, int* pillarCell, int* numPillars, int cells,
-                                         int maxPillars) {
+// pillar or -1 (empty, or beyond maxPillars), pillarCell[p] the cell or -1, pillarStart[p] the offset of its points'
+// run (the points of the occupied cells before it), numPillars[0] the pillars kept.
+extern "C" __global__ void kitti_compact(const int* count, int* pillarOf, int* pillarCell, int* pillarStart,
+                                         int* numPillars, int cells, int maxPillars) {
   __shared__ int s[KITTI_ONE_BLOCK];
   int chunk = (cells + blockDim.x - 1) / blockDim.x;
   int lo = threadIdx.x * chunk, hi = min(cells, lo + chunk);
-  int mine = 0;
-  for (int c = lo; c < hi; c++) mine += count[c] > 0;
+  int mine = 0, minePoints = 0;
+  for (int c = lo; c < hi; c++) {
+    mine += count[c] > 0;
+    minePoints += count[c];
+  }
   int incl = kitti_block_scan(mine, s);
+  int inclPoints = kitti_block_scan(minePoints, s);
   int next = incl - mine;
+  int at = inclPoints - minePoints;
   for (int c = lo; c < hi; c++) {
     if (count[c] > 0) {
       if (next < maxPillars) {
         pillarOf[c] = next;
         pillarCell[next] = c;
+        pillarStart[next] = at;
       } else {
         pillarOf[c] = -1;
       }
       next++;
+      at += count[c];
     } else {
       pillarOf[c] = -1;
     }
@@ -87,38 +95,52 @@ extern "C" __global__ void kitti_compact(const int* count, int* pillarOf, int* p
   if (threadIdx.x == 0) numPillars[0] = kept;
 }
 
-// Each kept point takes a slot in its pillar with an atomic; the first maxPts slots hold point indices.
-extern "C" __global__ void kitti_gather(const int* cellOf, const int* pillarOf, int* fill, int* idx, int n, int maxPts) {
+// Each kept point takes a slot in its pillar's run with an atomic and writes its index there.
+extern "C" __global__ void kitti_gather(const int* cellOf, const int* pillarOf, const int* pillarStart, int* fill,
+                                        int* idx, int n) {
   int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= n) return;
   int cell = cellOf[t];
   int p = cell < 0 ? -1 : pillarOf[cell];
   if (p < 0) return;
   int slot = atomicAdd(&fill[p], 1);
-  if (slot < maxPts) idx[p * maxPts + slot] = t;
+  idx[pillarStart[p] + slot] = t;
 }
 
-// Sorts each pillar's point indices ascending (insertion sort; one thread a pillar).
-extern "C" __global__ void kitti_pillar_sort(const int* fill, int* idx, int maxPillars, int maxPts) {
+// Keeps each pillar's maxPts lowest point indices, ascending, at the start of its run (insertion into the first
+// k = min(n, maxPts) slots, O(n k); one thread a pillar), and marks the rest of the run -1. n is the launch's point
+// count (for its work model).
+extern "C" __global__ void kitti_pillar_sort(const int* fill, const int* pillarStart, int* idx, int maxPillars,
+                                             int maxPts, int n) {
   int p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= maxPillars) return;
-  int n = min(fill[p], maxPts);
-  int* v = idx + p * maxPts;
-  for (int i = 1; i < n; i++) {
+  int m = fill[p];
+  if (m == 0) return;
+  int* v = idx + pillarStart[p];
+  int k = min(m, maxPts);
+  for (int i = 0; i < m; i++) {
     int key = v[i];
-    int j = i - 1;
+    int j;
+    if (i < k) {
+      j = i - 1;
+    } else {
+      if (key >= v[k - 1]) continue;
+      j = k - 2;
+    }
     while (j >= 0 && v[j] > key) {
       v[j + 1] = v[j];
       j--;
     }
     v[j + 1] = key;
   }
+  for (int i = k; i < m; i++) v[i] = -1;
 }
 
 // The pillar feature net, one thread a (pillar, channel): per point the 9 decorated features (x, y, z, r, offsets
 // from the points' mean and from the pillar's centre), their dot product with the channel's weights (fmaf in feature
 // order), the folded norm fmaf(acc, scale, shift), ReLU, and the max over the points (0 for an empty pillar).
-extern "C" __global__ void kitti_pointnet(const float* pts, const int* idx, const int* fill, const int* pillarCell,
+extern "C" __global__ void kitti_pointnet(const float* pts, const int* idx, const int* pillarStart, const int* fill,
+                                          const int* pillarCell,
                                           const float* w, const float* scale, const float* shift, float* feat,
                                           int maxPillars, int maxPts, int C, float xMin, float yMin, float ps, int nx) {
   long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -126,7 +148,7 @@ extern "C" __global__ void kitti_pointnet(const float* pts, const int* idx, cons
   int p = (int)(t / C), c = (int)(t % C);
   int cell = pillarCell[p];
   int n = cell < 0 ? 0 : min(fill[p], maxPts);
-  const int* v = idx + p * maxPts;
+  const int* v = idx + (n == 0 ? 0 : pillarStart[p]);
   float sx = 0.0f, sy = 0.0f, sz = 0.0f;
   for (int k = 0; k < n; k++) {
     sx = ADD(sx, pts[4 * v[k]]);

@@ -35,13 +35,17 @@ static std::map<std::string, Call> kernels() {
                  N(a[11]), N(a[12]));
   };
   t["kitti_compact"] = [](const std::vector<Arg>& a) {
-    kitti_compact(I(a[0]), I(a[1]), I(a[2]), I(a[3]), N(a[4]), N(a[5]));
+    kitti_compact(I(a[0]), I(a[1]), I(a[2]), I(a[3]), I(a[4]), N(a[5]), N(a[6]));
   };
-  t["kitti_gather"] = [](const std::vector<Arg>& a) { kitti_gather(I(a[0]), I(a[1]), I(a[2]), I(a[3]), N(a[4]), N(a[5])); };
-  t["kitti_pillar_sort"] = [](const std::vector<Arg>& a) { kitti_pillar_sort(I(a[0]), I(a[1]), N(a[2]), N(a[3])); };
+  t["kitti_gather"] = [](const std::vector<Arg>& a) {
+    kitti_gather(I(a[0]), I(a[1]), I(a[2]), I(a[3]), I(a[4]), N(a[5]));
+  };
+  t["kitti_pillar_sort"] = [](const std::vector<Arg>& a) {
+    kitti_pillar_sort(I(a[0]), I(a[1]), I(a[2]), N(a[3]), N(a[4]), N(a[5]));
+  };
   t["kitti_pointnet"] = [](const std::vector<Arg>& a) {
-    kitti_pointnet(F(a[0]), I(a[1]), I(a[2]), I(a[3]), F(a[4]), F(a[5]), F(a[6]), F(a[7]), N(a[8]), N(a[9]), N(a[10]),
-                   R(a[11]), R(a[12]), R(a[13]), N(a[14]));
+    kitti_pointnet(F(a[0]), I(a[1]), I(a[2]), I(a[3]), I(a[4]), F(a[5]), F(a[6]), F(a[7]), F(a[8]), N(a[9]), N(a[10]),
+                   N(a[11]), R(a[12]), R(a[13]), R(a[14]), N(a[15]));
   };
   t["kitti_scatter_bev"] = [](const std::vector<Arg>& a) {
     kitti_scatter_bev(F(a[0]), I(a[1]), F(a[2]), N(a[3]), N(a[4]), N(a[5]));

@@ -17,9 +17,10 @@ import java.util.List;
  * The kernels of {@code /kernels/kitti.cu}: for each, its work model (floating-point operations and the bytes each
  * tensor it reads or writes moves once through device memory; atomics counted as a read and a write of their word)
  * and a host emulation with the CUDA code's effect on memory. The emulations run threads in index order, so where the
- * GPU's atomics make an order (a point's slot in its pillar) the emulation takes the order of the points; the kernels
- * that follow sort what order could change, so the pillars (and everything after them) are the same either way while
- * no pillar overflows (see {@code docs/kitti.md}).
+ * GPU's atomics make an order (a point's slot in its pillar) the emulation takes the order of the points; every
+ * pillar keeps all its points' indices (a compressed layout: each pillar's run starts at its offset) and
+ * {@code kitti_pillar_sort} keeps the {@code maxPts} lowest indices in order, so the pillars (and everything after
+ * them) do not depend on the atomics' order (see {@code docs/kitti.md}).
  */
 final class KittiKernels {
   private KittiKernels() {
@@ -93,34 +94,37 @@ final class KittiKernels {
     return fp32(8.0 * n, 16 * n + 4 * n, 4 * n + 4 * n);
   }
 
-  /** kitti_compact(count, pillarOf, pillarCell, numPillars, cells, maxPillars). */
+  /** kitti_compact(count, pillarOf, pillarCell, pillarStart, numPillars, cells, maxPillars). */
   static Work compactWork(LaunchConfig c, Object[] a) {
-    long cells = i(a, 4);
-    long p = i(a, 5);
-    return fp32(0, 8 * cells, 4 * cells + 4 * p + 4);
+    long cells = i(a, 5);
+    long p = i(a, 6);
+    return fp32(0, 8 * cells, 4 * cells + 8 * p + 4);
   }
 
-  /** kitti_gather(cellOf, pillarOf, fill, idx, n, maxPts). */
+  /** kitti_gather(cellOf, pillarOf, pillarStart, fill, idx, n): a point's cell, pillar and offset, its slot's atomic. */
   static Work gatherWork(LaunchConfig c, Object[] a) {
-    long n = i(a, 4);
-    return fp32(0, 8 * n + 4 * n, 4 * n + 4 * n);
+    long n = i(a, 5);
+    return fp32(0, 4 * n + 4 * n + 4 * n + 4 * n, 4 * n + 4 * n);
   }
 
-  /** kitti_pillar_sort(fill, idx, maxPillars, maxPts). */
+  /** kitti_pillar_sort(fill, pillarStart, idx, maxPillars, maxPts, n): every point index read and written once. */
   static Work pillarSortWork(LaunchConfig c, Object[] a) {
-    long p = i(a, 2);
-    long m = i(a, 3);
-    return fp32(0, 4 * p + 4 * p * m, 4 * p * m);
+    long p = i(a, 3);
+    long n = i(a, 5);
+    return fp32(0, 8 * p + 4 * n, 4 * n);
   }
 
-  /** kitti_pointnet(pts, idx, fill, pillarCell, w, scale, shift, feat, maxPillars, maxPts, C, xMin, yMin, pillar, nx). */
+  /**
+   * kitti_pointnet(pts, idx, pillarStart, fill, pillarCell, w, scale, shift, feat, maxPillars, maxPts, C, xMin, yMin,
+   * pillar, nx).
+   */
   static Work pointnetWork(LaunchConfig c, Object[] a) {
-    long p = i(a, 8);
-    long m = i(a, 9);
-    long ch = i(a, 10);
+    long p = i(a, 9);
+    long m = i(a, 10);
+    long ch = i(a, 11);
     // per pillar and channel: the mean (3 sums), per point 9 features and their dot product, the norm and the max
     double flops = (double) p * ch * m * (3 + 9 + 2 * POINT_FEATURES + 3);
-    return fp32(flops, p * m * (4 + 16) + 8 * p + 4 * ch * (POINT_FEATURES + 2), 4 * p * ch);
+    return fp32(flops, p * m * (4 + 16) + 12 * p + 4 * ch * (POINT_FEATURES + 2), 4 * p * ch);
   }
 
   /** kitti_scatter_bev(feat, pillarCell, canvas, maxPillars, C, cells). */
@@ -195,19 +199,23 @@ final class KittiKernels {
     IntBuffer count = ints(a, 0);
     IntBuffer pillarOf = ints(a, 1);
     IntBuffer pillarCell = ints(a, 2);
-    IntBuffer num = ints(a, 3);
-    int cells = a.i32(4);
-    int maxPillars = a.i32(5);
+    IntBuffer pillarStart = ints(a, 3);
+    IntBuffer num = ints(a, 4);
+    int cells = a.i32(5);
+    int maxPillars = a.i32(6);
     int next = 0;
+    int at = 0;
     for (int cell = 0; cell < cells; cell++) {
       if (count.get(cell) > 0) {
         if (next < maxPillars) {
           pillarOf.put(cell, next);
           pillarCell.put(next, cell);
+          pillarStart.put(next, at);
         } else {
           pillarOf.put(cell, -1);
         }
         next++;
+        at += count.get(cell);
       } else {
         pillarOf.put(cell, -1);
       }
@@ -221,75 +229,84 @@ final class KittiKernels {
   static void gather(LaunchConfig c, KernelArgs a) {
     IntBuffer cellOf = ints(a, 0);
     IntBuffer pillarOf = ints(a, 1);
-    IntBuffer fill = ints(a, 2);
-    IntBuffer idx = ints(a, 3);
-    int n = a.i32(4);
-    int maxPts = a.i32(5);
+    IntBuffer pillarStart = ints(a, 2);
+    IntBuffer fill = ints(a, 3);
+    IntBuffer idx = ints(a, 4);
+    int n = a.i32(5);
     for (int t = 0; t < n; t++) {
       int cell = cellOf.get(t);
       int p = cell < 0 ? -1 : pillarOf.get(cell);
       if (p >= 0) {
         int slot = fill.get(p);
         fill.put(p, slot + 1);
-        if (slot < maxPts) {
-          idx.put(p * maxPts + slot, t);
-        }
+        idx.put(pillarStart.get(p) + slot, t);
       }
     }
   }
 
   static void pillarSort(LaunchConfig c, KernelArgs a) {
     IntBuffer fill = ints(a, 0);
-    IntBuffer idx = ints(a, 1);
-    int maxPillars = a.i32(2);
-    int maxPts = a.i32(3);
-    int[] v = new int[maxPts];
+    IntBuffer pillarStart = ints(a, 1);
+    IntBuffer idx = ints(a, 2);
+    int maxPillars = a.i32(3);
+    int maxPts = a.i32(4);
     for (int p = 0; p < maxPillars; p++) {
-      int n = Math.min(fill.get(p), maxPts);
-      idx.get(p * maxPts, v, 0, n);
-      Arrays.sort(v, 0, n);
-      idx.put(p * maxPts, v, 0, n);
+      int n = fill.get(p);
+      if (n == 0) {
+        continue;
+      }
+      int base = pillarStart.get(p);
+      int[] v = new int[n];
+      idx.get(base, v, 0, n);
+      Arrays.sort(v);
+      int k = Math.min(n, maxPts);
+      idx.put(base, v, 0, k);
+      for (int j = k; j < n; j++) {
+        idx.put(base + j, -1);
+      }
     }
   }
 
   static void pointnet(LaunchConfig c, KernelArgs a) {
     FloatBuffer pts = f(a, 0);
     IntBuffer idx = ints(a, 1);
-    IntBuffer fill = ints(a, 2);
-    IntBuffer pillarCell = ints(a, 3);
-    float[] w = floats(a, 4);
-    float[] scale = floats(a, 5);
-    float[] shift = floats(a, 6);
-    FloatBuffer feat = f(a, 7);
-    int maxPillars = a.i32(8);
-    int maxPts = a.i32(9);
-    int ch = a.i32(10);
-    float xMin = a.f32(11);
-    float yMin = a.f32(12);
-    float pillar = a.f32(13);
-    int nx = a.i32(14);
+    IntBuffer pillarStart = ints(a, 2);
+    IntBuffer fill = ints(a, 3);
+    IntBuffer pillarCell = ints(a, 4);
+    float[] w = floats(a, 5);
+    float[] scale = floats(a, 6);
+    float[] shift = floats(a, 7);
+    FloatBuffer feat = f(a, 8);
+    int maxPillars = a.i32(9);
+    int maxPts = a.i32(10);
+    int ch = a.i32(11);
+    float xMin = a.f32(12);
+    float yMin = a.f32(13);
+    float pillar = a.f32(14);
+    int nx = a.i32(15);
     float[] pf = new float[maxPts * POINT_FEATURES];
     float[] out = new float[ch];
     for (int p = 0; p < maxPillars; p++) {
       int cell = pillarCell.get(p);
       int n = cell < 0 ? 0 : Math.min(fill.get(p), maxPts);
-      pointFeatures(pts, idx, p, n, maxPts, cell, xMin, yMin, pillar, nx, pf);
+      pointFeatures(pts, idx, n == 0 ? 0 : pillarStart.get(p), n, cell, xMin, yMin, pillar, nx, pf);
       pointNet(pf, n, w, scale, shift, ch, out);
       feat.put(p * ch, out);
     }
   }
 
   /**
-   * The decorated features of pillar {@code p}'s {@code n} points into {@code pf}: x, y, z, r, the offsets from the
-   * points' mean (summed in point order, divided by n) and from the pillar's centre.
+   * The decorated features of a pillar's {@code n} points (their indices at {@code idx[base..base+n)}) into
+   * {@code pf}: x, y, z, r, the offsets from the points' mean (summed in point order, divided by n) and from the
+   * pillar's centre.
    */
-  static void pointFeatures(FloatBuffer pts, IntBuffer idx, int p, int n, int maxPts, int cell, float xMin, float yMin,
+  static void pointFeatures(FloatBuffer pts, IntBuffer idx, int base, int n, int cell, float xMin, float yMin,
       float pillar, int nx, float[] pf) {
     float sx = 0f;
     float sy = 0f;
     float sz = 0f;
     for (int k = 0; k < n; k++) {
-      int t = idx.get(p * maxPts + k);
+      int t = idx.get(base + k);
       sx += pts.get(4 * t);
       sy += pts.get(4 * t + 1);
       sz += pts.get(4 * t + 2);
@@ -300,7 +317,7 @@ final class KittiKernels {
     float cx = xMin + (cell % Math.max(nx, 1) + 0.5f) * pillar;
     float cy = yMin + (cell / Math.max(nx, 1) + 0.5f) * pillar;
     for (int k = 0; k < n; k++) {
-      int t = idx.get(p * maxPts + k);
+      int t = idx.get(base + k);
       float x = pts.get(4 * t);
       float y = pts.get(4 * t + 1);
       float z = pts.get(4 * t + 2);

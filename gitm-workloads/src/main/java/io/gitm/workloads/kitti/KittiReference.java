@@ -54,7 +54,7 @@ final class KittiReference {
     float[] feat = new float[c];
     for (int q = 0; q < np; q++) {
       IntBuffer idx = IntBuffer.wrap(pts[q]);
-      KittiKernels.pointFeatures(points, idx, 0, pts[q].length, 0, cells[q], g.xMin(), g.yMin(), g.pillar(), nx, pf);
+      KittiKernels.pointFeatures(points, idx, 0, pts[q].length, cells[q], g.xMin(), g.yMin(), g.pillar(), nx, pf);
       KittiKernels.pointNet(pf, pts[q].length, wt.pfnW(), wt.pfnScale(), wt.pfnShift(), c, feat);
       for (int ch = 0; ch < c; ch++) {
         canvas[ch * nx * ny + cells[q]] = feat[ch];

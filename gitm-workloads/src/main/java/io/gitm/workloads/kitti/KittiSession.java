@@ -157,9 +157,10 @@ final class KittiSession implements Workload.Session {
     temps.add(new Temp("count", 4L * cells));
     temps.add(new Temp("pillarOf", 4L * cells));
     temps.add(new Temp("pillarCell", 4L * p.maxPillars()));
+    temps.add(new Temp("pillarStart", 4L * p.maxPillars()));
     temps.add(new Temp("numPillars", 4));
     temps.add(new Temp("fill", 4L * p.maxPillars()));
-    temps.add(new Temp("idx", 4L * p.maxPillars() * p.maxPoints()));
+    temps.add(new Temp("idx", 4L * capacity));
     temps.add(new Temp("feat", 4L * p.maxPillars() * c));
     temps.add(new Temp("canvas", 4L * c * cells));
     temps.add(new Temp("col", 4 * col));
@@ -438,14 +439,14 @@ final class KittiSession implements Workload.Session {
     device.memsetAsync(m("canvas"), 0, 0, 4L * c * cells, main);
     launch(KittiKernels.ASSIGN, KittiKernels.elementwise(capacity, scatterBlock), pts, m("cellOf"), m("count"),
         capacity, grid.xMin(), grid.yMin(), grid.zMin(), grid.xMax(), grid.yMax(), grid.zMax(), grid.pillar(), nx, ny);
-    launch(KittiKernels.COMPACT, KittiKernels.oneBlock(), m("count"), m("pillarOf"), m("pillarCell"), m("numPillars"),
-        cells, pm);
-    launch(KittiKernels.GATHER, KittiKernels.elementwise(capacity, scatterBlock), m("cellOf"), m("pillarOf"), m("fill"),
-        m("idx"), capacity, p.maxPoints());
-    launch(KittiKernels.PILLAR_SORT, KittiKernels.elementwise(pm, KittiKernels.BLOCK), m("fill"), m("idx"), pm,
-        p.maxPoints());
-    launch(KittiKernels.POINTNET, KittiKernels.elementwise((long) pm * c, KittiKernels.BLOCK), pts, m("idx"), m("fill"),
-        m("pillarCell"), params.get(0), params.get(1), params.get(2), m("feat"), pm, p.maxPoints(), c, grid.xMin(),
+    launch(KittiKernels.COMPACT, KittiKernels.oneBlock(), m("count"), m("pillarOf"), m("pillarCell"), m("pillarStart"),
+        m("numPillars"), cells, pm);
+    launch(KittiKernels.GATHER, KittiKernels.elementwise(capacity, scatterBlock), m("cellOf"), m("pillarOf"),
+        m("pillarStart"), m("fill"), m("idx"), capacity);
+    launch(KittiKernels.PILLAR_SORT, KittiKernels.elementwise(pm, KittiKernels.BLOCK), m("fill"), m("pillarStart"),
+        m("idx"), pm, p.maxPoints(), capacity);
+    launch(KittiKernels.POINTNET, KittiKernels.elementwise((long) pm * c, KittiKernels.BLOCK), pts, m("idx"),
+        m("pillarStart"), m("fill"), m("pillarCell"), params.get(0), params.get(1), params.get(2), m("feat"), pm, p.maxPoints(), c, grid.xMin(),
         grid.yMin(), grid.pillar(), nx);
     launch(KittiKernels.SCATTER_BEV, KittiKernels.elementwise((long) pm * c, KittiKernels.BLOCK), m("feat"),
         m("pillarCell"), m("canvas"), pm, c, cells);
@@ -501,11 +502,12 @@ final class KittiSession implements Workload.Session {
     int[] num = read("numPillars", 1);
     int[] pc = read("pillarCell", p.maxPillars());
     int[] fill = read("fill", p.maxPillars());
-    int[] idx = read("idx", p.maxPillars() * p.maxPoints());
+    int[] start = read("pillarStart", p.maxPillars());
+    int[] idx = read("idx", capacity);
     int[] cellsOut = Arrays.copyOf(pc, num[0]);
     int[][] points = new int[num[0]][];
     for (int k = 0; k < num[0]; k++) {
-      points[k] = Arrays.copyOfRange(idx, k * p.maxPoints(), k * p.maxPoints() + Math.min(fill[k], p.maxPoints()));
+      points[k] = Arrays.copyOfRange(idx, start[k], start[k] + Math.min(fill[k], p.maxPoints()));
     }
     return new Pillars(cellsOut, points);
   }
