@@ -1,21 +1,16 @@
 package io.gitm.workloads.af2;
 
+import static io.gitm.workloads.HostKernels.floats;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gitm.device.KernelArgs;
-import io.gitm.device.KernelDef;
-import io.gitm.device.LaunchConfig;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
+import io.gitm.workloads.HostKernels;
+import io.gitm.workloads.HostKernels.Builder;
+import io.gitm.workloads.HostKernels.Case;
+import io.gitm.workloads.HostKernels.Ref;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.SplittableRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -38,81 +33,11 @@ class Af2CudaSourceOnHostTest {
   @TempDir
   static Path dir;
 
-  static Path binary;
-  static String why;
+  static HostKernels.Runner runner;
 
   @BeforeAll
   static void compile() throws Exception {
-    for (String f : List.of("/kernels/af2.cu", "/af2-host/shim.h", "/af2-host/run.cpp")) {
-      try (InputStream in = Af2CudaSourceOnHostTest.class.getResourceAsStream(f)) {
-        if (in == null) {
-          why = "resource " + f + " missing from the class path";
-          return;
-        }
-        Files.write(dir.resolve(Path.of(f).getFileName().toString()), in.readAllBytes());
-      }
-    }
-    try {
-      Process p = new ProcessBuilder("g++", "-std=c++20", "-O2", "-ffp-contract=off", "-w", "-x", "c++", "run.cpp",
-          "-o", "run", "-lpthread").directory(dir.toFile()).redirectErrorStream(true).start();
-      String log = new String(p.getInputStream().readAllBytes());
-      if (!p.waitFor(180, TimeUnit.SECONDS) || p.exitValue() != 0) {
-        why = "g++ -std=c++20 could not build the host shim: " + log.lines().limit(3).toList();
-        return;
-      }
-      binary = dir.resolve("run");
-    } catch (IOException e) {
-      why = "no C++ compiler: " + e.getMessage();
-    }
-  }
-
-  /** A buffer argument: the index of one of the case's buffers. */
-  record Ref(int index) {
-  }
-
-  record Call(String entry, LaunchConfig launch, Object... args) {
-  }
-
-  /** Buffers, the launches over them, and whether the result must be bit-identical. */
-  record Case(List<ByteBuffer> buffers, List<Call> calls, boolean exact) {
-  }
-
-  /** Builds a case: random buffers and launches. */
-  static final class Builder {
-    final SplittableRandom rnd;
-    final List<ByteBuffer> buffers = new ArrayList<>();
-    final List<Call> calls = new ArrayList<>();
-
-    Builder(long seed) {
-      rnd = new SplittableRandom(seed);
-    }
-
-    Ref floats(int n, double scale) {
-      ByteBuffer b = ByteBuffer.allocate(4 * n).order(ByteOrder.LITTLE_ENDIAN);
-      for (int i = 0; i < n; i++) {
-        b.putFloat(4 * i, (float) (scale * rnd.nextGaussian()));
-      }
-      buffers.add(b);
-      return new Ref(buffers.size() - 1);
-    }
-
-    Ref ints(int n, int bound) {
-      ByteBuffer b = ByteBuffer.allocate(4 * n).order(ByteOrder.LITTLE_ENDIAN);
-      for (int i = 0; i < n; i++) {
-        b.putInt(4 * i, rnd.nextInt(bound));
-      }
-      buffers.add(b);
-      return new Ref(buffers.size() - 1);
-    }
-
-    Builder call(String entry, LaunchConfig launch, Object... args) {
-      calls.add(new Call(entry, launch, args));
-      return this;
-    }
-
-    Case build(boolean exact) {
-      return new Case(buffers, calls, exact);
-    }
+    runner = HostKernels.Runner.compile(dir, List.of("/kernels/af2.cu", "/af2-host/shim.h", "/af2-host/run.cpp"));
   }
 
   static Stream<Arguments> cases() {
@@ -249,9 +174,9 @@ class Af2CudaSourceOnHostTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
   void cudaSourceOnTheHostHasTheEmulationsEffect(String name, Case c) throws Exception {
-    Assumptions.assumeTrue(binary != null, () -> why);
-    List<ByteBuffer> host = onHost(c);
-    List<ByteBuffer> emulated = emulated(c);
+    Assumptions.assumeTrue(runner.binary() != null, runner::why);
+    List<ByteBuffer> host = runner.run(c);
+    List<ByteBuffer> emulated = HostKernels.emulated(c, Af2Kernels.MODULE);
     for (int i = 0; i < emulated.size(); i++) {
       float[] want = floats(emulated.get(i));
       float[] got = floats(host.get(i));
@@ -265,114 +190,5 @@ class Af2CudaSourceOnHostTest {
         assertThat(worst).as("buffer %d", i).isLessThanOrEqualTo(LIBM_TOLERANCE);
       }
     }
-  }
-
-  static float[] floats(ByteBuffer b) {
-    float[] out = new float[b.capacity() / 4];
-    b.duplicate().order(ByteOrder.LITTLE_ENDIAN).clear().asFloatBuffer().get(out);
-    return out;
-  }
-
-  static List<ByteBuffer> copies(List<ByteBuffer> buffers) {
-    List<ByteBuffer> out = new ArrayList<>();
-    for (ByteBuffer b : buffers) {
-      ByteBuffer c = ByteBuffer.allocate(b.capacity()).order(ByteOrder.LITTLE_ENDIAN);
-      c.put(b.duplicate().clear());
-      out.add(c.clear());
-    }
-    return out;
-  }
-
-  static List<ByteBuffer> emulated(Case c) {
-    List<ByteBuffer> bufs = copies(c.buffers());
-    for (Call call : c.calls()) {
-      KernelDef def = Af2Kernels.MODULE.kernel(call.entry()).orElseThrow();
-      def.emulation().accept(call.launch(), new Args(call.args(), bufs));
-    }
-    return bufs;
-  }
-
-  /** Launch arguments as an emulation sees them, buffers resolved to the case's copies. */
-  record Args(Object[] args, List<ByteBuffer> bufs) implements KernelArgs {
-    @Override
-    public int count() {
-      return args.length;
-    }
-
-    @Override
-    public ByteBuffer memory(int index) {
-      return bufs.get(((Ref) args[index]).index()).duplicate().order(ByteOrder.LITTLE_ENDIAN).clear();
-    }
-
-    @Override
-    public int i32(int index) {
-      return ((Number) args[index]).intValue();
-    }
-
-    @Override
-    public long i64(int index) {
-      return ((Number) args[index]).longValue();
-    }
-
-    @Override
-    public float f32(int index) {
-      return ((Number) args[index]).floatValue();
-    }
-
-    @Override
-    public double f64(int index) {
-      return ((Number) args[index]).doubleValue();
-    }
-  }
-
-  static List<ByteBuffer> onHost(Case c) throws Exception {
-    Path in = Files.createTempFile(dir, "in", ".bin");
-    Path out = Files.createTempFile(dir, "out", ".bin");
-    try (DataOutputStream d = new DataOutputStream(Files.newOutputStream(in))) {
-      d.writeInt(Integer.reverseBytes(c.buffers().size()));
-      for (ByteBuffer b : c.buffers()) {
-        d.writeLong(Long.reverseBytes(b.capacity()));
-        byte[] bytes = new byte[b.capacity()];
-        b.duplicate().clear().get(bytes);
-        d.write(bytes);
-      }
-      d.writeInt(Integer.reverseBytes(c.calls().size()));
-      for (Call call : c.calls()) {
-        byte[] name = call.entry().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-        d.writeInt(Integer.reverseBytes(name.length));
-        d.write(name);
-        LaunchConfig l = call.launch();
-        for (int v : new int[] {l.grid().x(), l.grid().y(), l.grid().z(), l.block().x(), l.block().y(), l.block().z(),
-            l.dynamicSharedBytes(), call.args().length}) {
-          d.writeInt(Integer.reverseBytes(v));
-        }
-        for (Object a : call.args()) {
-          int type = a instanceof Ref ? 0 : a instanceof Float ? 2 : 1;
-          int value = switch (a) {
-            case Ref r -> r.index();
-            case Float f -> Float.floatToRawIntBits(f);
-            case Integer i -> i;
-            default -> throw new IllegalArgumentException("argument " + a);
-          };
-          d.writeInt(Integer.reverseBytes(type));
-          d.writeInt(Integer.reverseBytes(value));
-        }
-      }
-    }
-    Process p = new ProcessBuilder(binary.toString(), in.toString(), out.toString()).redirectErrorStream(true).start();
-    String log = new String(p.getInputStream().readAllBytes());
-    assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("host run finished").isTrue();
-    assertThat(p.exitValue()).as("host run: " + log).isZero();
-    ByteBuffer r = ByteBuffer.wrap(Files.readAllBytes(out)).order(ByteOrder.LITTLE_ENDIAN);
-    int n = r.getInt();
-    List<ByteBuffer> bufs = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      int bytes = (int) r.getLong();
-      ByteBuffer b = ByteBuffer.allocate(bytes).order(ByteOrder.LITTLE_ENDIAN);
-      b.put(r.slice(r.position(), bytes));
-      r.position(r.position() + bytes);
-      bufs.add(b.clear());
-    }
-    return bufs;
   }
 }
