@@ -18,7 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -70,13 +69,7 @@ public final class Af2Bench {
   }
 
   public static void main(String[] args) throws IOException {
-    Map<String, String> a = new LinkedHashMap<>();
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      if (!args[i].startsWith("--")) {
-        throw new IllegalArgumentException("expected --name value pairs, got " + args[i]);
-      }
-      a.put(args[i].substring(2), args[i + 1]);
-    }
+    Map<String, String> a = io.gitm.workloads.BenchSupport.args(args);
     Path out = Path.of(a.getOrDefault("out", "af2-out"));
     Path data = Path.of(a.getOrDefault("data", System.getProperty("java.io.tmpdir") + "/gitm-datasets/biotech"));
     String kind = a.getOrDefault("device", "nvidia");
@@ -87,12 +80,7 @@ public final class Af2Bench {
     StringBuilder json = new StringBuilder("{\"date\":\"" + Instant.now() + "\",\"device\":\"" + kind + "\"");
     String status = "ok";
     try {
-      DeviceProvider provider = DeviceProvider.all().stream().filter(p -> p.kind().equals(kind)).findFirst()
-          .orElseThrow(() -> new IllegalStateException("no " + kind + " backend on the class path"));
-      DeviceProvider.Probe probe = provider.probe();
-      if (!probe.usable()) {
-        throw new IllegalStateException(kind + " not usable: " + probe.reason());
-      }
+      DeviceProvider provider = io.gitm.workloads.BenchSupport.usableProvider(kind);
       DeviceRequest request = new DeviceRequest(0, SchedulingMode.AUTO, Map.of());
       Af2Workload.Params params;
       try (Device d = provider.open(request)) {

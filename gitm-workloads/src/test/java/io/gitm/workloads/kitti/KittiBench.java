@@ -70,13 +70,7 @@ public final class KittiBench {
   }
 
   public static void main(String[] args) throws IOException {
-    Map<String, String> a = new LinkedHashMap<>();
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      if (!args[i].startsWith("--")) {
-        throw new IllegalArgumentException("expected --name value pairs, got " + args[i]);
-      }
-      a.put(args[i].substring(2), args[i + 1]);
-    }
+    Map<String, String> a = io.gitm.workloads.BenchSupport.args(args);
     Path out = Path.of(a.getOrDefault("out", "kitti-out"));
     Path data = Path.of(a.getOrDefault("data", System.getProperty("java.io.tmpdir") + "/gitm-datasets/edge"));
     String kind = a.getOrDefault("device", "nvidia");
@@ -87,12 +81,7 @@ public final class KittiBench {
     StringBuilder json = new StringBuilder("{\"date\":\"" + Instant.now() + "\",\"device\":\"" + kind + "\"");
     String status = "ok";
     try {
-      DeviceProvider provider = DeviceProvider.all().stream().filter(p -> p.kind().equals(kind)).findFirst()
-          .orElseThrow(() -> new IllegalStateException("no " + kind + " backend on the class path"));
-      DeviceProvider.Probe probe = provider.probe();
-      if (!probe.usable()) {
-        throw new IllegalStateException(kind + " not usable: " + probe.reason());
-      }
+      DeviceProvider provider = io.gitm.workloads.BenchSupport.usableProvider(kind);
       DeviceRequest request = new DeviceRequest(0, SchedulingMode.AUTO, Map.of());
       KittiWorkload.Params params;
       try (Device d = provider.open(request)) {
