@@ -3,12 +3,18 @@
 #   1. every test tagged "gpu" of every module (JUnit console launcher), reports under the results;
 #   2. every scripts/gpu.d/*.sh part in name order, each with GITM_PART_OUT=$OUT/<part>/ to write results into,
 #      its output teed to $OUT/<part>.log; a failing part does not stop the others.
-# GITM_PARTS="10 40" runs only the parts whose names start with those prefixes; GITM_SKIP_TESTS=1 skips step 1.
+# GITM_PARTS="10 40" runs only the parts whose names start with those prefixes; GITM_SKIP_TESTS=1 skips step 1,
+# GITM_TEST_MODULES="gitm-workloads" limits it to those modules. Carry .gpu-pack (unpacked here into .gpu).
 # At the end everything under $OUT is packed into $OUT/gpu-results.tar.gz next to $OUT/summary.txt (the device
 # tool brings back at most 8 files). Without a GPU it runs too: the GPU tests report as skipped, with the reason.
 set -uo pipefail
 gitm_root=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 cd "$gitm_root"
+# .gpu travels packed (scripts/gpu-prep.sh): unpack it unless the same build is already there
+if [ -f .gpu-pack/gpu.tar.xz ]; then
+  rm -rf .gpu
+  xz -dc .gpu-pack/gpu.tar.xz | tar -xf - || { echo "unpacking .gpu-pack/gpu.tar.xz failed"; exit 1; }
+fi
 . scripts/gpu-env.sh
 OUT=${OUT:-$gitm_root/.gpu-out}
 mkdir -p "$OUT"
@@ -34,7 +40,13 @@ fi
 export GITM_FIXTURE_OUT="${GITM_FIXTURE_OUT-$OUT/fixtures}"
 [ -z "$GITM_FIXTURE_OUT" ] || mkdir -p "$GITM_FIXTURE_OUT"
 roots=()
-for d in .gpu/test-classes/*/; do roots+=(--scan-class-path "${d%/}"); done
+for d in .gpu/test-classes/*/; do
+  # GITM_TEST_MODULES="gitm-workloads gitm-nvidia" runs only those modules' GPU tests
+  if [ -n "${GITM_TEST_MODULES:-}" ]; then
+    case " $GITM_TEST_MODULES " in *" $(basename "$d") "*) ;; *) continue ;; esac
+  fi
+  roots+=(--scan-class-path "${d%/}")
+done
 tests_rc=0
 if [ "${GITM_SKIP_TESTS:-0}" != 1 ]; then
 echo "== GPU tests (tag gpu) ==" | tee -a "$summary"

@@ -19,7 +19,8 @@
 # the JVM and the overrun of a trial in flight (at most 4 min; a job whose share is under 30 s is skipped), and is
 # interrupted (SIGINT: gitm writes the report of what it did) GITM_BB_OVERRUN_S (60) s after its budget.
 # GITM_BB_BUDGET (e.g. 3m) fixes the budget instead: e.g. GITM_BB_RAW=0 GITM_BB_JOBS=alloc_churn GITM_BB_BUDGET=3m
-# for one job alone in a call of its own, since a gate of a 4-8 s process job costs about a minute.
+# for one job alone in a call of its own, since a gate of a 4-8 s process job costs about a minute;
+# GITM_BB_BUDGET_<job> (e.g. GITM_BB_BUDGET_host_threads=4m) fixes one job's.
 # The suite gives a part at most GITM_PART_TIMEOUT (420) s: run this part alone with, e.g.,
 #   GITM_SKIP_TESTS=1 GITM_PARTS=70 GITM_PART_TIMEOUT=530 bash scripts/gpu-suite.sh
 # Other knobs: GITM_BB_RAW_JOBS (the jobs of step b, default GITM_BB_JOBS), GITM_BB_RAW_TIMEOUT (60 s a run),
@@ -207,7 +208,10 @@ else
     jout="$out/$job"
     mkdir -p "$jout"
     left=$(( deadline - $(elapsed) ))
-    if [ -n "${GITM_BB_BUDGET:-}" ]; then
+    jb="GITM_BB_BUDGET_$job"
+    if [ -n "${!jb:-}" ]; then
+      budget=${!jb}
+    elif [ -n "${GITM_BB_BUDGET:-}" ]; then
       budget=$GITM_BB_BUDGET
     else
       share=$(( (left - 30 * n_left) / n_left ))
@@ -215,7 +219,7 @@ else
       budget="${share}s"
     fi
     n_left=$(( n_left - 1 ))
-    if [ -z "${GITM_BB_BUDGET:-}" ] && [ "${share:-0}" -lt 30 ]; then
+    if [ -z "${GITM_BB_BUDGET:-}" ] && [ -z "${!jb:-}" ] && [ "${share:-0}" -lt 30 ]; then
       echo "$job: gitm run skipped, ${left} s left of the part's ${deadline} s" | tee -a "$summary"
       rc=1
       continue

@@ -7,7 +7,7 @@
 # scripts/gpu-prep.sh (not GITM_PREP_TESTS=0). Results in $GITM_PART_OUT/<workload> (default $OUT/80-workloads).
 # Optional: WL_RUNS (timed runs per configuration, the bench's default), WL_BUDGET_S (seconds of a bench before
 # configurations are skipped, 150), WL_SETTINGS_<w> (the bench's --settings, e.g. WL_SETTINGS_af2=nRes=256,blocks=8),
-# GITM_WL_BUDGET (gitm run's budget, 2m; empty skips the runs).
+# GITM_WL_BUDGET (gitm run's budget, 2m; empty skips the runs), WL_DEVICE (nvidia; sim for a smoke test without a GPU).
 set -uo pipefail
 gitm_root=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
 cd "$gitm_root" || exit 2
@@ -23,7 +23,7 @@ for w in ${GITM_WL:-af2 kitti}; do
   out="$base/$w"
   mkdir -p "$out"
   export GITM_SCRATCH="$out/scratch"
-  args=(--device nvidia --out "$out" --data "${TMPDIR:-/tmp}/gitm-datasets/$domain" --budget-s "${WL_BUDGET_S:-150}")
+  args=(--device "${WL_DEVICE:-nvidia}" --out "$out" --data "${TMPDIR:-/tmp}/gitm-datasets/$domain" --budget-s "${WL_BUDGET_S:-150}")
   [ -n "${WL_RUNS:-}" ] && args+=(--runs "$WL_RUNS")
   sv="WL_SETTINGS_$w"
   [ -n "${!sv:-}" ] && args+=(--settings "${!sv}")
@@ -33,12 +33,12 @@ for w in ${GITM_WL:-af2 kitti}; do
   tail -n 30 "$out/bench.log"
   if [ -n "${GITM_WL_BUDGET-2m}" ]; then
     budget=${GITM_WL_BUDGET:-2m}
-    echo "== gitm run --workload $w --budget $budget --target 15% --device nvidia" | tee "$out/run.log"
+    echo "== gitm run --workload $w --budget $budget --target 15% --device ${WL_DEVICE:-nvidia}" | tee "$out/run.log"
     secs=$budget
     case $secs in *m) secs=$(( ${secs%m} * 60 )) ;; *s) secs=${secs%s} ;; esac
     # SIGINT a minute after the budget: gitm cuts the trial in progress and writes the report of what was done
     timeout -s INT --kill-after=30 $(( secs + 60 )) "$GITM_JAVA" "${GITM_JAVA_FLAGS[@]}" -Xmx16g -cp "$GITM_CP" \
-      io.gitm.cli.Main run --workload "$w" --budget "$budget" --target 15% --device nvidia >> "$out/run.log" 2>&1 \
+      io.gitm.cli.Main run --workload "$w" --budget "$budget" --target 15% --device "${WL_DEVICE:-nvidia}" >> "$out/run.log" 2>&1 \
       || rc=1
     tail -n 30 "$out/run.log"
     run_dir=$(ls -d "$GITM_SCRATCH"/runs/*/ 2>/dev/null | head -n1)
