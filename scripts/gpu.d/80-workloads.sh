@@ -6,8 +6,9 @@
 # copied. Needs the tests in .gpu/ (the benches live in gitm-workloads' test classes): prepare with
 # scripts/gpu-prep.sh (not GITM_PREP_TESTS=0). Results in $GITM_PART_OUT/<workload> (default $OUT/80-workloads).
 # Optional: WL_RUNS (timed runs per configuration, the bench's default), WL_BUDGET_S (seconds of a bench before
-# configurations are skipped, 150), WL_SETTINGS_<w> (the bench's --settings, e.g. WL_SETTINGS_af2=nRes=256,blocks=8),
-# GITM_WL_BUDGET (gitm run's budget, 2m; empty skips the runs), WL_DEVICE (nvidia; sim for a smoke test without a GPU).
+# configurations are skipped, 150), WL_SETTINGS_<w> (the bench's --settings and gitm run's -Dgitm.<w>, e.g.
+# WL_SETTINGS_af2=nRes=256,blocks=8),
+# GITM_WL_BUDGET (gitm run's budget, 2m; empty skips the runs; GITM_WL_BUDGET_<w> for one workload), WL_DEVICE (nvidia; sim for a smoke test without a GPU).
 set -uo pipefail
 gitm_root=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
 cd "$gitm_root" || exit 2
@@ -31,14 +32,17 @@ for w in ${GITM_WL:-af2 kitti}; do
   timeout --kill-after=10 $(( ${WL_BUDGET_S:-150} + 60 )) "$GITM_JAVA" "${GITM_JAVA_FLAGS[@]}" -Xmx16g -cp "$GITM_CP" \
     "$bench" "${args[@]}" >> "$out/bench.log" 2>&1 || rc=1
   tail -n 30 "$out/bench.log"
-  if [ -n "${GITM_WL_BUDGET-2m}" ]; then
-    budget=${GITM_WL_BUDGET:-2m}
-    echo "== gitm run --workload $w --budget $budget --target 15% --device ${WL_DEVICE:-nvidia}" | tee "$out/run.log"
+  bv="GITM_WL_BUDGET_$w"
+  if [ -n "${!bv+set}" ]; then budget=${!bv}; else budget=${GITM_WL_BUDGET-2m}; fi
+  if [ -n "$budget" ]; then
+    echo "== ${!sv:+GITM_JAVA_OPTS=-Dgitm.$w=${!sv} }gitm run --workload $w --budget $budget --target 15% --device ${WL_DEVICE:-nvidia}" | tee "$out/run.log"
     secs=$budget
     case $secs in *m) secs=$(( ${secs%m} * 60 )) ;; *s) secs=${secs%s} ;; esac
     # SIGINT a minute after the budget: gitm cuts the trial in progress and writes the report of what was done
-    timeout -s INT --kill-after=30 $(( secs + 60 )) "$GITM_JAVA" "${GITM_JAVA_FLAGS[@]}" -Xmx16g -cp "$GITM_CP" \
-      io.gitm.cli.Main run --workload "$w" --budget "$budget" --target 15% --device "${WL_DEVICE:-nvidia}" >> "$out/run.log" 2>&1 \
+    props=()
+    [ -n "${!sv:-}" ] && props+=("-Dgitm.$w=${!sv}")
+    timeout -s INT --kill-after=30 $(( secs + 60 )) "$GITM_JAVA" "${GITM_JAVA_FLAGS[@]}" -Xmx16g "${props[@]}" \
+      -cp "$GITM_CP" io.gitm.cli.Main run --workload "$w" --budget "$budget" --target 15% --device "${WL_DEVICE:-nvidia}" >> "$out/run.log" 2>&1 \
       || rc=1
     tail -n 30 "$out/run.log"
     run_dir=$(ls -d "$GITM_SCRATCH"/runs/*/ 2>/dev/null | head -n1)

@@ -15,14 +15,23 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
+import java.util.function.LongUnaryOperator;
 import java.util.function.ToLongFunction;
 
 /**
  * {@link Blas} on cuBLAS: one handle, {@code cublasGemmEx} on {@code CUDA_R_32F} matrices with the compute type of the
  * math mode in force ({@link #computeType}). The stream and device pointers are resolved by the functions the owning
  * device passes in, so this package knows nothing of the device's classes. Not thread-safe: cuBLAS handles are not.
+ *
+ * <p>Each stream the handle computes on gets a workspace of its own ({@link #WORKSPACE_BYTES}, allocated by the
+ * owning device the first time the stream is used or {@link #prepare prepared}) set with {@code cublasSetWorkspace}
+ * after every {@code cublasSetStream} (which resets it): cuBLAS then never allocates while a stream is being captured
+ * into a graph, and two streams never share scratch memory. Where {@code cublasSetWorkspace_v2} is missing, cuBLAS's
+ * own default workspace is used.
  */
 public final class CublasBlas implements Blas, AutoCloseable {
   static final int CUBLAS_OP_N = 0;
@@ -32,6 +41,8 @@ public final class CublasBlas implements Blas, AutoCloseable {
   static final int CUBLAS_COMPUTE_32F_FAST_16BF = 75;
   static final int CUBLAS_COMPUTE_32F_FAST_TF32 = 77;
   static final int CUBLAS_GEMM_DEFAULT = -1;
+  /** A stream's workspace: 32 MiB, cuBLAS's recommendation for Hopper (more than other architectures use). */
+  public static final long WORKSPACE_BYTES = 32L << 20;
 
   private static final NativeFunction CREATE = fn(FunctionDescriptor.of(C_INT, C_POINTER), "cublasCreate_v2");
   private static final NativeFunction DESTROY = fn(FunctionDescriptor.of(C_INT, C_POINTER), "cublasDestroy_v2");
@@ -45,6 +56,8 @@ public final class CublasBlas implements Blas, AutoCloseable {
       C_POINTER, C_INT, C_INT, // B, Btype, ldb
       C_POINTER, C_POINTER, C_INT, C_INT, // beta, C, Ctype, ldc
       C_INT, C_INT), "cublasGemmEx"); // computeType, algo
+  private static final NativeFunction SET_WORKSPACE =
+      fn(FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, Native.C_SIZE_T), "cublasSetWorkspace_v2");
 
   private static NativeFunction fn(FunctionDescriptor d, String name) {
     return new NativeFunction(() -> NativeLibraries.find("cublas"), d, name);
@@ -52,6 +65,8 @@ public final class CublasBlas implements Blas, AutoCloseable {
 
   private final Function<Stream, MemorySegment> streams;
   private final ToLongFunction<DeviceMemory> pointers;
+  private final LongUnaryOperator allocateWorkspace;
+  private final Map<MemorySegment, Long> workspaces = new HashMap<>();
   private final MemorySegment handle;
   private final Arena scalars = Arena.ofShared();
   private final MemorySegment alphaBeta = scalars.allocate(8, 8);
@@ -59,10 +74,15 @@ public final class CublasBlas implements Blas, AutoCloseable {
   private volatile MathMode mode = MathMode.DEFAULT;
   private MemorySegment boundStream;
 
-  /** Creates the cuBLAS handle; the calling thread must have the device's context current. */
-  public CublasBlas(Function<Stream, MemorySegment> streams, ToLongFunction<DeviceMemory> pointers) {
+  /**
+   * Creates the cuBLAS handle; the calling thread must have the device's context current. {@code allocateWorkspace}
+   * returns the device address of a new allocation of the given bytes that lives as long as the device.
+   */
+  public CublasBlas(Function<Stream, MemorySegment> streams, ToLongFunction<DeviceMemory> pointers,
+      LongUnaryOperator allocateWorkspace) {
     this.streams = streams;
     this.pointers = pointers;
+    this.allocateWorkspace = allocateWorkspace;
     try (Arena a = Arena.ofConfined()) {
       MemorySegment p = a.allocate(ValueLayout.ADDRESS);
       ErrorCodes.checkCublas("cublasCreate_v2", call(CREATE, p));
@@ -120,10 +140,7 @@ public final class CublasBlas implements Blas, AutoCloseable {
     need(c, (long) ldc * n, "C");
     MemorySegment s = streams.apply(stream);
     try {
-      if (boundStream == null || !boundStream.equals(s)) {
-        ErrorCodes.checkCublas("cublasSetStream_v2", (int) SET_STREAM.handle().invoke(handle, s));
-        boundStream = s;
-      }
+      bind(s);
       alphaBeta.set(ValueLayout.JAVA_FLOAT, 0, alpha);
       alphaBeta.set(ValueLayout.JAVA_FLOAT, 4, beta);
       int rc = (int) GEMM_EX.handle().invoke(handle, transA ? CUBLAS_OP_T : CUBLAS_OP_N,
@@ -134,6 +151,38 @@ public final class CublasBlas implements Blas, AutoCloseable {
       ErrorCodes.checkCublas("cublasGemmEx", rc);
     } catch (Throwable t) {
       throw Native.rethrow(t);
+    }
+  }
+
+  /**
+   * Allocates {@code stream}'s workspace now if it has none: called before the stream is captured into a graph,
+   * since allocating device memory during a capture invalidates it.
+   */
+  public synchronized void prepare(Stream stream) {
+    if (closed.get()) {
+      throw new IllegalStateException("cuBLAS handle is closed");
+    }
+    workspace(streams.apply(stream));
+  }
+
+  private long workspace(MemorySegment s) {
+    if (!SET_WORKSPACE.available()) {
+      return 0;
+    }
+    return workspaces.computeIfAbsent(s, x -> allocateWorkspace.applyAsLong(WORKSPACE_BYTES));
+  }
+
+  /** Makes {@code s} the handle's stream, with its own workspace (cublasSetStream resets the workspace). */
+  private void bind(MemorySegment s) throws Throwable {
+    if (boundStream != null && boundStream.equals(s)) {
+      return;
+    }
+    long ws = workspace(s);
+    ErrorCodes.checkCublas("cublasSetStream_v2", (int) SET_STREAM.handle().invoke(handle, s));
+    boundStream = s;
+    if (ws != 0) {
+      ErrorCodes.checkCublas("cublasSetWorkspace_v2", (int) SET_WORKSPACE.handle().invoke(handle,
+          MemorySegment.ofAddress(ws), WORKSPACE_BYTES));
     }
   }
 

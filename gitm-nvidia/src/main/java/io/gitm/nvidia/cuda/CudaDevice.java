@@ -549,8 +549,26 @@ final class CudaDevice implements Device {
       throw new IllegalArgumentException("the legacy default stream cannot be captured; capture a created stream");
     }
     enter();
+    prepareBlasForCapture();
     check(Cu.cuStreamBeginCapture, call(Cu.cuStreamBeginCapture, s.handle(), Cu.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
     s.capturing = true;
+  }
+
+  /**
+   * Creates the cuBLAS handle and every created stream's workspace before a capture begins: cublasCreate and the
+   * workspace allocations call cuMemAlloc, which invalidates a capture in progress (CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
+   * at its end) when a captured GEMM is the first on its handle or stream. Without cuBLAS there is nothing to prepare.
+   */
+  private void prepareBlasForCapture() {
+    if (io.gitm.nvidia.ffm.NativeLibraries.tryFind("cublas").isEmpty()) {
+      return;
+    }
+    CublasBlas b = (CublasBlas) blas();
+    for (AutoCloseable r : List.copyOf(resources)) {
+      if (r instanceof CudaStream cs && !cs.handle().equals(MemorySegment.NULL)) {
+        b.prepare(cs);
+      }
+    }
   }
 
   @Override
@@ -687,7 +705,8 @@ final class CudaDevice implements Device {
       synchronized (this) {
         if (blas == null) {
           enter();
-          blas = new CublasBlas(s -> stream(s).handle(), m -> memory(m).address());
+          blas = new CublasBlas(s -> stream(s).handle(), m -> memory(m).address(),
+              bytes -> memory(malloc(bytes)).address());
           track(blas);
         }
         b = blas;

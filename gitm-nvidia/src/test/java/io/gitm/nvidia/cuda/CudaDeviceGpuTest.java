@@ -364,6 +364,64 @@ class CudaDeviceGpuTest {
     }
   }
 
+  /** Column-major C = A·B in double, A m×k, B k×n. */
+  private static double[] gemmReference(float[] a, float[] b, int m, int n, int k) {
+    double[] ref = new double[m * n];
+    for (int j = 0; j < n; j++) {
+      for (int p = 0; p < k; p++) {
+        double bpj = b[p + j * k];
+        for (int i = 0; i < m; i++) {
+          ref[i + j * m] += a[i + p * m] * bpj;
+        }
+      }
+    }
+    return ref;
+  }
+
+  @Test
+  void gemmsThatAreTheFirstOnTheirHandleAndStreamCanBeCapturedIntoAGraph() {
+    // a tall-skinny GEMM (a detection head's shape) and one with a long k (split-K with a workspace), captured on a
+    // device whose cuBLAS handle does not exist yet: creating it, or a workspace, inside the capture invalidates it
+    int[][] shapes = {{8192, 16, 576}, {64, 64, 65536}};
+    try (Device d = Gpu.open()) {
+      Stream s = d.createStream(0);
+      DeviceMemory[][] buffers = new DeviceMemory[shapes.length][];
+      float[][][] inputs = new float[shapes.length][][];
+      for (int i = 0; i < shapes.length; i++) {
+        int m = shapes[i][0];
+        int n = shapes[i][1];
+        int k = shapes[i][2];
+        inputs[i] = new float[][] {random(m * k, 20 + i), random(k * n, 30 + i)};
+        buffers[i] = new DeviceMemory[] {upload(d, inputs[i][0]), upload(d, inputs[i][1]), d.malloc(4L * m * n)};
+      }
+      d.beginCapture(s);
+      for (int i = 0; i < shapes.length; i++) {
+        int m = shapes[i][0];
+        int n = shapes[i][1];
+        int k = shapes[i][2];
+        d.blas().sgemm(s, false, false, m, n, k, 1f, buffers[i][0], m, buffers[i][1], k, 0f, buffers[i][2], m);
+      }
+      try (GraphExec g = d.endCapture(s)) {
+        d.launchGraph(g, s);
+        s.synchronize();
+      }
+      for (int i = 0; i < shapes.length; i++) {
+        int m = shapes[i][0];
+        int n = shapes[i][1];
+        int k = shapes[i][2];
+        double[] ref = gemmReference(inputs[i][0], inputs[i][1], m, n, k);
+        float[] c = download(d, buffers[i][2], m * n);
+        double err = 0;
+        double norm = 0;
+        for (int j = 0; j < c.length; j++) {
+          err += (c[j] - ref[j]) * (c[j] - ref[j]);
+          norm += ref[j] * ref[j];
+        }
+        assertThat(Math.sqrt(err / norm)).as("captured GEMM %dx%dx%d relative error", m, n, k).isLessThan(1e-5);
+      }
+    }
+  }
+
   @Test
   void gemmRejectsBuffersTooSmallForTheShape() {
     try (Device d = Gpu.open(); DeviceMemory small = d.malloc(16)) {

@@ -160,24 +160,43 @@ public final class KittiBench {
       d.synchronize();
       d.tracer().stop();
     }
+    // the simulator's work records carry the launch's correlation id; CUPTI's kernels are matched to the work the
+    // device declared at each launch by order, per kernel name and stream (as the planner does)
     Map<Long, WorkRecord> work = new HashMap<>();
+    Map<String, java.util.ArrayDeque<WorkRecord>> workByOrder = new HashMap<>();
     for (TraceRecord r : trace) {
       if (r instanceof WorkRecord w) {
-        work.put(w.correlationId(), w);
+        if (w.correlationId() != 0) {
+          work.put(w.correlationId(), w);
+        } else {
+          workByOrder.computeIfAbsent(w.kernel() + '\u0000' + w.stream(), x -> new java.util.ArrayDeque<>()).add(w);
+        }
       }
     }
-    Map<String, double[]> byKernel = new LinkedHashMap<>();
+    List<KernelRecord> kernelsInOrder = new ArrayList<>();
     for (TraceRecord r : trace) {
       if (r instanceof KernelRecord k) {
-        double[] v = byKernel.computeIfAbsent(k.name(), x -> new double[5]);
-        v[0] += (k.endNs() - k.startNs()) / 1e6;
-        v[1] += 1;
-        WorkRecord w = work.get(k.correlationId());
-        if (w != null) {
-          v[2] += w.flops();
-          v[3] += w.bytesRead();
-          v[4] += w.bytesWritten();
-        }
+        kernelsInOrder.add(k);
+      }
+    }
+    kernelsInOrder.sort(java.util.Comparator.comparingLong(KernelRecord::startNs));
+    Map<String, double[]> byKernel = new LinkedHashMap<>();
+    for (KernelRecord k : kernelsInOrder) {
+      double[] v = byKernel.computeIfAbsent(k.name(), x -> new double[6]);
+      v[0] += (k.endNs() - k.startNs()) / 1e6;
+      v[1] += 1;
+      WorkRecord w = work.get(k.correlationId());
+      if (w == null) {
+        java.util.ArrayDeque<WorkRecord> q = workByOrder.get(k.name() + '\u0000' + k.stream());
+        w = q == null ? null : q.poll();
+      }
+      if (w == null) {
+        v[5] += 1; // no declared work: a library's kernel (cuBLAS)
+      }
+      if (w != null) {
+        v[2] += w.flops();
+        v[3] += w.bytesRead();
+        v[4] += w.bytesWritten();
       }
     }
     text.append(String.format(Locale.ROOT, "%nper kernel (one traced frame, pinned, async, pool): ms, launches, floor ms"
@@ -187,8 +206,13 @@ public final class KittiBench {
     for (Map.Entry<String, double[]> e : byKernel.entrySet()) {
       double[] v = e.getValue();
       double floor = Math.max(v[2] / H200_FP32, (v[3] + v[4]) / H200_BANDWIDTH) * 1e3;
-      text.append(String.format(Locale.ROOT, "%-32s %10.4f %5.0f %10.4f %8.1fx%n", e.getKey(), v[0], v[1], floor,
-          floor > 0 ? v[0] / floor : 0));
+      if (v[5] > 0) {
+        text.append(String.format(Locale.ROOT, "%-32s %10.4f %5.0f %10s %9s%n", e.getKey(), v[0], v[1],
+            "(no work", "declared)"));
+      } else {
+        text.append(String.format(Locale.ROOT, "%-32s %10.4f %5.0f %10.4f %8.1fx%n", e.getKey(), v[0], v[1], floor,
+            floor > 0 ? v[0] / floor : 0));
+      }
       json.append(first ? "" : ",").append(String.format(Locale.ROOT, "{\"kernel\":\"%s\",\"ms\":%.5f,"
           + "\"launches\":%.0f,\"flops\":%.4e,\"bytesRead\":%.4e,\"bytesWritten\":%.4e,\"floorMs\":%.5f}", e.getKey(),
           v[0], v[1], v[2], v[3], v[4], floor));
