@@ -76,12 +76,27 @@ final class CudaDevice implements Device {
     this.cuDevice = cuDevice;
     this.context = context;
     this.info = info;
-    this.defaultStream = new CudaStream(this, MemorySegment.NULL, 0, 0, false);
+    this.defaultStream = new CudaStream(this, MemorySegment.NULL, legacyStreamId(), 0, false);
     this.originalPersistingL2 = limit(Cu.CU_LIMIT_PERSISTING_L2_CACHE_SIZE);
     this.maxPersistingL2 = attribute(cuDevice, Cu.CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE);
     this.maxAccessWindow = attribute(cuDevice, Cu.CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE);
     this.tracer = io.gitm.nvidia.cupti.CuptiTracer.create(java.util.List.of(new io.gitm.trace.TraceDevice(
         info.ordinal(), info.name(), info.uuid(), io.gitm.trace.DeviceKind.REAL)));
+  }
+
+  /**
+   * The legacy default stream's id as CUPTI reports it in kernel and copy records ({@code cuStreamGetId} on the NULL
+   * stream of the current context, e.g. 7), so that work declared on it matches its kernels; 0 where the driver
+   * cannot say.
+   */
+  private static int legacyStreamId() {
+    if (!Cu.cuStreamGetId.available()) {
+      return 0;
+    }
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment id = a.allocate(ValueLayout.JAVA_LONG);
+      return call(Cu.cuStreamGetId, MemorySegment.NULL, id) == 0 ? (int) id.get(ValueLayout.JAVA_LONG, 0) : 0;
+    }
   }
 
   static CudaDevice open(DeviceRequest request) {

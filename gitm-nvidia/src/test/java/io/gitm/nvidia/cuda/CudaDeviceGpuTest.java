@@ -423,6 +423,34 @@ class CudaDeviceGpuTest {
   }
 
   @Test
+  void workDeclaredOnEitherStreamNamesTheStreamCuptiReportsItsKernelOn() {
+    // the planner matches declared work to CUPTI's kernels by name and stream; the legacy default stream is not 0 there
+    try (Device d = Gpu.open(); Module m = d.load(Gpu.SELFTEST); DeviceMemory x = d.malloc(4L * 4096)) {
+      Stream created = d.createStream(0);
+      java.util.List<io.gitm.trace.TraceRecord> records =
+          java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+      Assumptions.assumeTrue(d.tracer().availability().usable(), () -> d.tracer().availability().reason());
+      d.tracer().start(records::add);
+      try {
+        d.launch(m.kernel("gitm_saxpy"), LaunchConfig.cover(4096, 256), d.defaultStream(), x, x, 1f, 4096);
+        d.launch(m.kernel("gitm_saxpy"), LaunchConfig.cover(4096, 256), created, x, x, 1f, 4096);
+        d.synchronize();
+      } finally {
+        d.tracer().stop();
+      }
+      java.util.List<Integer> kernelStreams = records.stream()
+          .filter(r -> r instanceof io.gitm.trace.KernelRecord k && k.name().equals("gitm_saxpy"))
+          .map(r -> ((io.gitm.trace.KernelRecord) r).stream()).sorted().toList();
+      java.util.List<Integer> workStreams = records.stream()
+          .filter(r -> r instanceof io.gitm.trace.WorkRecord w && w.kernel().equals("gitm_saxpy"))
+          .map(r -> ((io.gitm.trace.WorkRecord) r).stream()).sorted().toList();
+      assertThat(kernelStreams).hasSize(2);
+      assertThat(workStreams).isEqualTo(kernelStreams);
+      assertThat(d.defaultStream().id()).isNotEqualTo(created.id());
+    }
+  }
+
+  @Test
   void gemmRejectsBuffersTooSmallForTheShape() {
     try (Device d = Gpu.open(); DeviceMemory small = d.malloc(16)) {
       assertThatThrownBy(() -> d.blas().sgemm(d.defaultStream(), false, false, 8, 8, 8, 1f, small, 8, small, 8, 0f,
