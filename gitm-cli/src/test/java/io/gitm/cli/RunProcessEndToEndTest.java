@@ -57,7 +57,10 @@ class RunProcessEndToEndTest {
     int cpus = Runtime.getRuntime().availableProcessors();
     assertThat(Files.readString(run.resolve("trials/processes.jsonl")))
         .contains("\"environmentSetByGitm\":{\"OMP_NUM_THREADS\":\"" + cpus + "\"}");
-    assertThat(Files.readString(run.resolve("report.md"))).contains("env-omp-threads").contains("it/s");
+    assertThat(Files.readString(run.resolve("report.md"))).contains("env-omp-threads").contains("it/s")
+        .contains("the job ran with OMP\\_NUM\\_THREADS=" + cpus + " set by gitm");
+    assertThat(Files.readString(run.resolve("report.json"))).contains("the job ran with OMP_NUM_THREADS=" + cpus
+        + " set by gitm");
     assertThat(run.resolve("process.json")).isRegularFile();
     try (Stream<Path> logs = Files.list(run.resolve("trials"))) {
       assertThat(logs.filter(p -> p.toString().endsWith(".stdout")).count()).isGreaterThan(10);

@@ -56,6 +56,26 @@ record EnvironmentLever(String id, String variable, String value, SafetyClass sa
   }
 
   @Override
+  public Optional<String> expectationBasis(LeverContext c) {
+    java.util.OptionalDouble g = expectedGain(c);
+    if (g.isEmpty()) {
+      return Optional.empty();
+    }
+    String what = LeverContext.FACT_FP32_GEMM_SHARE.equals(shareFact)
+        ? "FP32 GEMM kernels without tensor cores (by cuBLAS's kernel names)"
+        : LeverContext.FACT_ALLOCATION_SHARE.equals(shareFact) ? "device allocation and free calls" : shareFact;
+    return Optional.of(String.format(java.util.Locale.ROOT, "the traced run spent %.1f%% of its span in %s (fact %s);"
+        + " %.0f× faster there would make the job %.0f%% faster", 100 * c.fact(shareFact, 0), what, shareFact,
+        speedup, 100 * g.getAsDouble()));
+  }
+
+  /** The TF32 variables make cuBLAS pick tensor-core GEMM kernels in place of the FP32 ones. */
+  @Override
+  public boolean changesKernels() {
+    return LeverContext.FACT_FP32_GEMM_SHARE.equals(shareFact);
+  }
+
+  @Override
   public Setup apply(Setup s, LeverContext c) {
     return s.withEnvironment(variable, value);
   }

@@ -90,4 +90,10 @@ record KernelVariant(String family, String variant) implements Lever {
   public Optional<Replay.Change> counterfactual(Replay.Change base) {
     return Optional.empty();
   }
+
+  /** Another variant of the kernel runs. */
+  @Override
+  public boolean changesKernels() {
+    return true;
+  }
 }

@@ -45,6 +45,22 @@ public interface Lever {
     return java.util.OptionalDouble.empty();
   }
 
+  /**
+   * What {@link #expectedGain} read from the facts, in words, for the report's evidence (e.g. "the traced span spent
+   * 90% in FP32 GEMM kernels without tensor cores"); empty when it has no estimate of its own.
+   */
+  default Optional<String> expectationBasis(LeverContext context) {
+    return Optional.empty();
+  }
+
+  /**
+   * Whether the lever replaces the job's kernels with others (a math mode's tensor-core GEMMs, a kernel variant)
+   * rather than changing how the same kernels are run: the kernels' floor of the qualification gate does not bound it.
+   */
+  default boolean changesKernels() {
+    return false;
+  }
+
   /** Extra wall-clock cost of one trial with this lever, beyond running the job (e.g. reopening the device). */
   default double trialCostSeconds() {
     return 0;

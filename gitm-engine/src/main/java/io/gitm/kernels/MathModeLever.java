@@ -74,4 +74,10 @@ record MathModeLever(MathMode mode) implements Lever {
   public Optional<Replay.Change> counterfactual(Replay.Change base) {
     return Optional.of(base.withPrecision(Precision.FP32, mode == MathMode.TF32 ? Precision.TF32 : Precision.BF16));
   }
+
+  /** cuBLAS runs other GEMM kernels, in another precision. */
+  @Override
+  public boolean changesKernels() {
+    return true;
+  }
 }

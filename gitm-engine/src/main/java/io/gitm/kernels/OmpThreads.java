@@ -96,6 +96,18 @@ record OmpThreads() implements Lever {
   }
 
   @Override
+  public Optional<String> expectationBasis(LeverContext c) {
+    double procs = c.fact(LeverContext.FACT_JOB_PROCESSES, Double.NaN);
+    if (!(procs > 1)) {
+      return Optional.empty();
+    }
+    return Optional.of(String.format(java.util.Locale.ROOT, "the traced run had %.0f processes busy at once (fact %s)"
+        + " on %.0f CPUs, each with a thread pool as large as the machine by default", procs,
+        LeverContext.FACT_JOB_PROCESSES, c.fact(LeverContext.FACT_HOST_CPUS, Runtime.getRuntime()
+            .availableProcessors())));
+  }
+
+  @Override
   public Optional<Replay.Change> counterfactual(Replay.Change base) {
     return Optional.empty();
   }

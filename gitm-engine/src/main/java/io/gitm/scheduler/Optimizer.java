@@ -63,9 +63,15 @@ public final class Optimizer {
   }
 
   /** What phases 2–4 produced. */
+  /**
+   * What attribute, rank and apply found and did.
+   *
+   * @param expectations per lever id, the facts its own expected gain was read from, in words
+   *     ({@link Lever#expectationBasis}); levers without an estimate of their own are absent
+   */
   public record Outcome(Analysis.Result analysis, List<Candidate> candidates, Map<String, Counterfactual.Prediction>
       predictions, double replayModelError, Qualification qualification, Agent.Result agent,
-      Map<Phase, Duration> used, Map<String, String> notApplicable) {}
+      Map<Phase, Duration> used, Map<String, String> notApplicable, Map<String, String> expectations) {}
 
   /** The window the report phase keeps: a tenth of it, at least 5 s, at most its whole window. */
   public static Duration reportReserve(PhasePlan plan) {
@@ -125,8 +131,10 @@ public final class Optimizer {
     Optional<Counterfactual> cf = replaySpec == null ? Optional.empty() : Counterfactual.of(trace, replaySpec);
     Map<String, Counterfactual.Prediction> predictions = new java.util.LinkedHashMap<>();
     List<Candidate> candidates = new ArrayList<>();
+    Map<String, String> expectations = new java.util.LinkedHashMap<>();
     Duration rankDeadline = plan.deadline(Phase.RANK);
     for (Lever l : levers) {
+      l.expectationBasis(context).ifPresent(e -> expectations.put(l.id(), e));
       Counterfactual.Prediction p = null;
       if (cf.isPresent() && since(wall, startNanos).compareTo(rankDeadline) < 0) {
         p = cf.get().predict(l);
@@ -161,7 +169,7 @@ public final class Optimizer {
     notApplicable.putAll(result.notTried());
     events.phaseEnded(Phase.APPLY, used.get(Phase.APPLY), result.detail());
     return new Outcome(analysis, candidates, predictions, cf.map(Counterfactual::modelError).orElse(Double.NaN), q,
-        result, used, notApplicable);
+        result, used, notApplicable, expectations);
   }
 
   /**

@@ -210,6 +210,8 @@ final class ProcessProfiler {
     private final Map<Long, Long> jobPeak = new java.util.TreeMap<>();
     private final Map<Long, double[]> jobSm = new java.util.TreeMap<>();
     private final Map<Long, Long> otherPeak = new java.util.TreeMap<>();
+    /** Every pid seen in the job's group so far: a job process the driver still lists while it exits stays the job's. */
+    private final java.util.Set<Long> everJob = new java.util.HashSet<>();
     private int polls;
     private String error;
 
@@ -229,8 +231,10 @@ final class ProcessProfiler {
         return;
       }
       polls++;
+      everJob.addAll(jobPids);
+      otherPeak.keySet().removeAll(everJob);
       for (io.gitm.device.GpuProcess p : now) {
-        if (jobPids.contains(p.pid())) {
+        if (everJob.contains(p.pid())) {
           jobPeak.merge(p.pid(), p.usedMemoryBytes(), Math::max);
           if (Double.isFinite(p.smUtilization())) {
             double[] s = jobSm.computeIfAbsent(p.pid(), k -> new double[2]);

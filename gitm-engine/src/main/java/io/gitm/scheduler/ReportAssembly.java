@@ -47,6 +47,18 @@ final class ReportAssembly {
     List<Report.Trial> trials = new ArrayList<>();
     List<Report.Claim> claims = new ArrayList<>();
     List<Report.KernelResidual> residuals = new ArrayList<>();
+    long spanStart = Long.MAX_VALUE;
+    long spanEnd = Long.MIN_VALUE;
+    for (TraceRecord r : trace) {
+      if (!(r instanceof StateSample)) {
+        spanStart = Math.min(spanStart, r.startNs());
+        spanEnd = Math.max(spanEnd, r.endNs());
+      }
+    }
+    if (spanEnd < spanStart) {
+      spanStart = 0;
+      spanEnd = 0;
+    }
     if (o != null) {
       int vi = 1;
       for (Violation v : o.analysis().violations()) {
@@ -91,6 +103,10 @@ final class ReportAssembly {
             measured, p, t.kept() && measured != null ? Report.Verdict.KEPT : Report.Verdict.ROLLED_BACK,
             v.outcome().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + (v.detail().isEmpty() ? ""
                 : ": " + v.detail()), v.blocks(), v.wallNanos() / 1e9));
+        String set = setBy(t.candidate());
+        if (!set.isEmpty()) {
+          notes.add("trial " + (t.index() + 1) + " (" + String.join(" + ", t.levers()) + ")" + set.substring(1));
+        }
         if (t.kept() && measured != null) {
           List<Report.EvidenceRef> refs = new ArrayList<>();
           for (int i = 0; i < o.analysis().hypotheses().size(); i++) {
@@ -101,12 +117,19 @@ final class ReportAssembly {
               }
             }
           }
+          for (String id : t.levers()) {
+            String e = o.expectations().get(id);
+            if (e != null) {
+              refs.add(Report.EvidenceRef.trace("the traced run", spanStart, spanEnd, id + " was expected to help"
+                  + " because " + e));
+            }
+          }
           if (refs.isEmpty()) {
             refs.add(Report.EvidenceRef.trace("gate trial " + (t.index() + 1), 0, 0,
                 "no attributed cause names this lever; the claim rests on the gate's measurement alone"));
           }
           String desc = t.levers().stream().map(id -> lever(id) == null ? id : lever(id).description())
-              .reduce((x, y) -> x + "; " + y).orElse("");
+              .reduce((x, y) -> x + "; " + y).orElse("") + setBy(t.candidate());
           claims.add(new Report.Claim("C" + (claims.size() + 1), String.format(java.util.Locale.ROOT,
               "%s makes %s %.1f%% better (95%% CI %.1f%% to %.1f%%, p=%.2g)", String.join(" + ", t.levers()),
               workload, (v.gain() - 1) * 100, (v.ciLow() - 1) * 100, (v.ciHigh() - 1) * 100, v.pValue()), refs,
@@ -262,5 +285,24 @@ final class ReportAssembly {
       }
     }
     return out;
+  }
+
+  /**
+   * What gitm set for the process when it measured {@code candidate}, exactly: its environment variables and CPUs
+   * (kept levers' included); empty for a setup that sets neither.
+   */
+  static String setBy(io.gitm.kernels.Setup candidate) {
+    StringBuilder sb = new StringBuilder();
+    if (!candidate.environment().isEmpty()) {
+      sb.append("; the job ran with ");
+      new java.util.TreeMap<>(candidate.environment()).forEach((k, v) -> sb.append(k).append('=').append(v)
+          .append(' '));
+      sb.setLength(sb.length() - 1);
+      sb.append(" set by gitm");
+    }
+    if (!candidate.cpus().isEmpty()) {
+      sb.append(sb.isEmpty() ? "; the job ran" : ",").append(" pinned to CPUs ").append(candidate.cpus());
+    }
+    return sb.toString();
   }
 }

@@ -41,6 +41,18 @@ class ProcessProfilerFactsTest {
   }
 
   @Test
+  void aJobProcessTheDriverStillListsWhileItExitsIsNotCountedAsAnotherTenant() {
+    // the driver lists a process until its context is torn down, after it left /proc's view of the group
+    List<List<io.gitm.device.GpuProcess>> answers = new java.util.ArrayList<>(List.of(
+        List.of(new io.gitm.device.GpuProcess(100, 2L << 30, 80)),
+        List.of(new io.gitm.device.GpuProcess(100, 2L << 30, 0))));
+    ProcessProfiler.GpuUse use = new ProcessProfiler.GpuUse(() -> answers.removeFirst());
+    use.poll(java.util.Set.of(100L));
+    use.poll(java.util.Set.of());
+    assertThat(use.note().orElseThrow()).contains("pid 100 peak 2.00 GiB").doesNotContain("other process");
+  }
+
+  @Test
   void theDriversProcessListIsFilteredToTheJobsGroupAndOtherTenantsAreNamed() {
     List<List<io.gitm.device.GpuProcess>> answers = new java.util.ArrayList<>(List.of(
         List.of(new io.gitm.device.GpuProcess(100, 2L << 30, 80), new io.gitm.device.GpuProcess(999, 1L << 30, 10)),

@@ -14,9 +14,11 @@ import java.util.Map;
  * The qualification gate: a fingerprint of the workload, the headroom it implies, and whether the target is
  * reachable — or which floor stops it.
  *
- * <p>The floor: levers change how the job runs, not its kernels' code, so the job cannot go faster than its kernels
- * each at their fastest observed execution, back to back ({@code kernelFloorNs}). The headroom is the lesser of what
- * the floor allows and what the ranked levers predict (the best prediction per cause they address, compounded).
+ * <p>The floor: most levers change how the job runs, not its kernels' code, so the job cannot go faster than its
+ * kernels each at their fastest observed execution, back to back ({@code kernelFloorNs}). Levers that replace the
+ * kernels ({@link io.gitm.kernels.Lever#changesKernels}: a math mode, a kernel variant, the TF32 variables) move that
+ * floor by their own prediction (the best of them). The headroom is the lesser of what the floor allows and what the
+ * ranked levers predict (the best prediction per cause they address, compounded).
  *
  * @param fingerprint name → value, with units in the name's suffix ({@code _pct}, {@code _us}, {@code _per_s})
  * @param floorHeadroom the improvement the floor allows (0.4 = 40%)
@@ -84,7 +86,18 @@ public record Qualification(Map<String, Double> fingerprint, double floorHeadroo
     f.put("kernels_vs_roofline_x", roofline > 0 ? kernelNs / roofline : Double.NaN);
     f.put("streams", a.facts().getOrDefault("streams", 0.0));
     f.put("concurrent_pairs", (double) a.concurrentPairs());
-    double floorHeadroom = floor <= 0 ? 0 : span / floor - 1;
+    double kernelFloorHeadroom = floor <= 0 ? 0 : span / floor - 1;
+    Candidate replacing = null;
+    for (Candidate c : candidates) {
+      if (c.lever().changesKernels() && (replacing == null || c.predictedGain() > replacing.predictedGain())) {
+        replacing = c;
+      }
+    }
+    double floorHeadroom = replacing == null || replacing.predictedGain() <= 1 ? kernelFloorHeadroom
+        : (1 + kernelFloorHeadroom) * replacing.predictedGain() - 1;
+    String moved = replacing == null || replacing.predictedGain() <= 1 ? "" : String.format(Locale.ROOT,
+        "; %s, which replaces kernels, moves that floor by its predicted %.0f%%", replacing.lever().id(),
+        (replacing.predictedGain() - 1) * 100);
     // the best prediction per addressed cause, compounded
     Map<Cause, Candidate> best = new HashMap<>();
     Candidate unattributed = null;
@@ -124,17 +137,17 @@ public record Qualification(Map<String, Double> fingerprint, double floorHeadroo
     double nearFastest = kernelNs <= 0 ? 0 : 100 * (kernelNs / floor - 1);
     if (reachable) {
       diagnosis = String.format(Locale.ROOT, "The target of %.0f%% looks reachable: non-kernel time is %.0f%% of the"
-          + " span and the ranked levers predict %.0f%% together (the kernels' floor allows %.0f%%).", target * 100,
-          nonKernel, predicted * 100, floorHeadroom * 100);
+          + " span and the ranked levers predict %.0f%% together (the kernels' floor allows %.0f%%%s).", target * 100,
+          nonKernel, predicted * 100, kernelFloorHeadroom * 100, moved);
     } else if (floorHeadroom < target) {
       diagnosis = String.format(Locale.ROOT, "The target of %.0f%% is not reachable: kernels take %.0f%% of the span"
           + " and are already within %.0f%% of their fastest executions; non-kernel time is %.0f%%; at most %.0f%% is"
-          + " reachable without changing the kernels.", target * 100, 100 - nonKernel, nearFastest, nonKernel,
-          floorHeadroom * 100);
+          + " reachable without changing the kernels%s.", target * 100, 100 - nonKernel, nearFastest, nonKernel,
+          kernelFloorHeadroom * 100, moved);
     } else {
       diagnosis = String.format(Locale.ROOT, "The target of %.0f%% is not predicted: the kernels' floor would allow"
-          + " %.0f%% (non-kernel time is %.0f%%), but the applicable levers predict only %.0f%% together; the run"
-          + " still applies whatever passes the gates.", target * 100, floorHeadroom * 100, nonKernel,
+          + " %.0f%% (non-kernel time is %.0f%%%s), but the applicable levers predict only %.0f%% together; the run"
+          + " still applies whatever passes the gates.", target * 100, kernelFloorHeadroom * 100, nonKernel, moved,
           predicted * 100);
     }
     return new Qualification(f, floorHeadroom, predicted, Math.sqrt(variance), target, reachable, diagnosis);
