@@ -26,6 +26,10 @@ class RunOnSimulatedDeviceTest {
     assertThat(doc.get("status").asString()).isIn("TARGET_REACHED", "TARGET_MISSED", "TARGET_NOT_REACHABLE");
     assertThat(doc.get("baseline").get("iterations").asInt()).isEqualTo(6);
     assertThat(doc.get("baseline").get("throughput").asDouble()).isPositive();
+    // the answer names the output by its digest; its values (a workload's whole output) stay in baseline.json
+    assertThat(doc.get("baseline").get("output").get("sha256").asString()).hasSize(64);
+    assertThat(doc.get("baseline").get("output").get("valueCount").asInt()).isPositive();
+    assertThat(doc.get("baseline").get("output").has("values")).isFalse();
 
     Path run = Path.of(doc.get("folder").asString());
     assertThat(run).startsWith(scratch);

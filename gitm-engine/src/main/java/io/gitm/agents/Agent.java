@@ -262,6 +262,9 @@ public final class Agent {
     private int reused;
     private int anchorFailures;
     private boolean outOfTime;
+    /** When the last {@link #fits} said no: the seconds the trial was expected to need, and those left. */
+    private double shortNeeded = Double.NaN;
+    private double shortLeft = Double.NaN;
     private boolean skippedForTarget;
     private StopReason stopped;
     private String stopDetail = "";
@@ -341,6 +344,11 @@ public final class Agent {
         return result(stopped, stopDetail);
       }
       if (outOfTime) {
+        if (trials.isEmpty() && Double.isFinite(shortNeeded)) {
+          return result(StopReason.DEADLINE, String.format(java.util.Locale.ROOT, "no trial could have finished"
+              + " before the deadline: a gate at this job's speed is expected to take about %.0f s and %.0f s were"
+              + " left for applying; a larger --budget gives the gates room", shortNeeded, Math.max(0, shortLeft)));
+        }
         return result(StopReason.DEADLINE, "the next trial could not have finished before the deadline");
       }
       if (targetReached()) {
@@ -610,7 +618,12 @@ public final class Agent {
               .orElse(options.expectedTrial().toNanos()));
       long needed = saturatedAdd(longest, (long) (extraCost(levers) * 1e9));
       long now = ticker.nanos();
-      return now < deadline && deadline - now >= needed;
+      boolean fits = now < deadline && deadline - now >= needed;
+      if (!fits) {
+        shortNeeded = needed / 1e9;
+        shortLeft = (deadline - now) / 1e9;
+      }
+      return fits;
     }
 
     private String whyNot(Lever lever) {

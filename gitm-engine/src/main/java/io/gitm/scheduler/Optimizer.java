@@ -56,9 +56,15 @@ public final class Optimizer {
    * @param onlyLevers when not empty, only these lever ids are considered
    */
   public record Options(double target, int blockIterations, Gate.Options gate, boolean allowDeviceSettings,
-      List<String> onlyLevers) {
+      List<String> onlyLevers, Duration expectedTrial) {
     public Options {
       onlyLevers = List.copyOf(onlyLevers == null ? List.of() : onlyLevers);
+      expectedTrial = expectedTrial == null || expectedTrial.isNegative() ? Duration.ZERO : expectedTrial;
+    }
+
+    public Options(double target, int blockIterations, Gate.Options gate, boolean allowDeviceSettings,
+        List<String> onlyLevers) {
+      this(target, blockIterations, gate, allowDeviceSettings, onlyLevers, Duration.ZERO);
     }
   }
 
@@ -161,7 +167,7 @@ public final class Optimizer {
     Duration applyEnd = plan.budget().duration().minus(reportReserve(plan));
     events.phaseStarted(Phase.APPLY, applyEnd.minus(since(wall, startNanos)));
     Agent.Options ao = Agent.Options.defaults().withGate(options.gate()).withTarget(options.target())
-        .withOutputTolerance(outputTolerance);
+        .withOutputTolerance(outputTolerance).withExpectedTrial(options.expectedTrial());
     Agent agent = new Agent(wall, ao);
     Agent.Result result = agent.optimize(job, shipped, candidates, context, startNanos + applyEnd.toNanos(),
         events::trialDone, completed);

@@ -353,7 +353,7 @@ public final class RunLoop {
     Gate.Options gate = proc != null ? req.gate().withBlockTimeout(processTimeout.plusSeconds(30))
         : gateFor(req.gate(), baseline, perBlock);
     Optimizer.Options options = new Optimizer.Options(target.fraction(), perBlock, gate,
-        req.allowDeviceSettings(), req.levers());
+        req.allowDeviceSettings(), req.levers(), expectedTrial(baseline, gate, perBlock));
     Optimizer.Outcome outcome = null;
     String failure = null;
     try (Journal j = run.journal()) {
@@ -484,7 +484,17 @@ public final class RunLoop {
     doc.put("budget", budget.toString());
     doc.put("target", target.toString());
     doc.put("status", status.name());
-    doc.put("baseline", b);
+    // the baseline without its output's values (a workload's whole output, megabytes for af2): baseline.json keeps
+    // them for a resume; here the digest names the output
+    @SuppressWarnings("unchecked")
+    Map<String, Object> base = JSON.convertValue(b, Map.class);
+    if (b != null && b.output() != null) {
+      Map<String, Object> out = new LinkedHashMap<>();
+      out.put("sha256", b.output().sha256());
+      out.put("valueCount", b.output().values() == null ? 0 : b.output().values().length);
+      base.put("output", out);
+    }
+    doc.put("baseline", base);
     doc.put("elapsedSeconds", (wall.nanos() - startNanos) / 1e9);
     doc.put("overrunSeconds", (wall.nanos() - startNanos) / 1e9 - plan.budget().duration().toMillis() / 1000.0);
     if (o != null) {
@@ -524,6 +534,20 @@ public final class RunLoop {
     // a multiple of 4, so that a block holds whole device batches when 2 or 4 input batches are coalesced
     int n = Math.clamp(Math.min(byDevice, byWall), 4, 200);
     return (n + 3) / 4 * 4;
+  }
+
+  /**
+   * What a gate is expected to take before any was measured: its blocks (both arms' warm-up and measured pairs) of
+   * {@code perBlock} iterations at the baseline's wall time per iteration. The agent starts no first trial that
+   * would not end before the deadline.
+   */
+  static Duration expectedTrial(Profiler.Baseline b, Gate.Options gate, int perBlock) {
+    double wallPerIteration = b.wallSeconds() / Math.max(1, b.iterations());
+    if (!(wallPerIteration > 0) || Double.isInfinite(wallPerIteration)) {
+      return Duration.ZERO;
+    }
+    double blocks = 2.0 * (gate.pairs() + gate.warmupBlocks());
+    return Duration.ofNanos((long) Math.min(1e15, blocks * perBlock * wallPerIteration * 1e9));
   }
 
   /**

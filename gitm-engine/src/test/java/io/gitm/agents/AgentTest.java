@@ -294,6 +294,7 @@ class AgentTest {
 
     assertThat(r.trials()).isEmpty();
     assertThat(r.stopReason()).isEqualTo(StopReason.DEADLINE);
+    assertThat(r.detail()).contains("expected to take about 30 s and 20 s were left").contains("larger --budget");
     assertThat(job.totalOpens()).isZero();
   }
 
