@@ -105,7 +105,7 @@ final class ReportAssembly {
                 : ": " + v.detail()), v.blocks(), v.wallNanos() / 1e9));
         String set = setBy(t.candidate());
         if (!set.isEmpty()) {
-          notes.add("trial " + (t.index() + 1) + " (" + String.join(" + ", t.levers()) + ")" + set.substring(1));
+          notes.add("trial " + (t.index() + 1) + " (" + String.join(" + ", t.levers()) + "):" + set.substring(1));
         }
         if (t.kept() && measured != null) {
           List<Report.EvidenceRef> refs = new ArrayList<>();
