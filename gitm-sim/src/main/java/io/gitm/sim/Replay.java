@@ -202,6 +202,52 @@ public final class Replay {
     SimDevice d = new SimDevice(spec, seed, change.faults(), 0.02);
     List<TraceRecord> out = new ArrayList<>(records + records / 8);
     d.tracer().start(out::add);
+    program(d, change);
+    d.tracer().flush();
+    long total = d.makespanEnd();
+    d.close();
+    return new Prediction(out, total);
+  }
+
+  /**
+   * What {@link #loop} did.
+   *
+   * @param simulatedNs the device time covered, from its start to the end of its last work
+   * @param repetitions how many times the trace's host program ran
+   * @param records the records the device emitted
+   */
+  public record Loop(long simulatedNs, int repetitions, long records) {}
+
+  /**
+   * Runs the trace's host program again and again on one device of {@code spec} until its clock passes
+   * {@code simulatedNs}: the job iterating that long, with the device's thermal state, power and faults evolving
+   * across the repetitions (unlike {@link #predict}, which starts each replay on a fresh device). Each record goes to
+   * {@code sink} as it is emitted.
+   */
+  public Loop loop(SimSpec spec, Change change, long seed, long simulatedNs,
+      java.util.function.Consumer<TraceRecord> sink) {
+    if (simulatedNs <= 0) {
+      throw new IllegalArgumentException("simulated time must be positive, got " + simulatedNs + " ns");
+    }
+    SimDevice d = new SimDevice(spec, seed, change.faults(), 0.02);
+    long[] count = new long[1];
+    d.tracer().start(r -> {
+      count[0]++;
+      sink.accept(r);
+    });
+    int reps = 0;
+    do {
+      program(d, change);
+      reps++;
+    } while (d.makespanEnd() < simulatedNs);
+    d.tracer().flush();
+    long total = d.makespanEnd();
+    d.close();
+    return new Loop(total, reps, count[0]);
+  }
+
+  /** Issues the trace's host calls once on {@code d}, with their host gaps, under {@code change}. */
+  private void program(SimDevice d, Change change) {
     long prevEnd = calls.getFirst().api().startNs();
     List<Runnable> batch = new ArrayList<>();
     for (Call call : calls) {
@@ -232,10 +278,6 @@ public final class Replay {
     if (!batch.isEmpty()) {
       d.replayGraphLaunch(List.copyOf(batch));
     }
-    d.tracer().flush();
-    long total = d.makespanEnd();
-    d.close();
-    return new Prediction(out, total);
   }
 
   private static void issue(SimDevice d, Call call, Change c) {

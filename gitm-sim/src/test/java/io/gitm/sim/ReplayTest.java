@@ -69,6 +69,22 @@ class ReplayTest {
   }
 
   @Test
+  void loopingTheProgramOnOneDeviceCoversTheAskedTimeWithRecordsInProportion() {
+    List<TraceRecord> t = live(HostMemoryKind.PAGEABLE, false, 1);
+    Replay r = Replay.of(t, WORK);
+    Replay.Prediction once = r.predict(SimSpec.preset("h200"), Replay.Change.none(), 3);
+    long target = 50 * once.totalNs();
+    long[] seen = new long[1];
+    Replay.Loop loop = r.loop(SimSpec.preset("h200"), Replay.Change.none(), 3, target, x -> seen[0]++);
+    assertThat(loop.simulatedNs()).isGreaterThanOrEqualTo(target);
+    assertThat(loop.repetitions()).isBetween(45, 55);
+    assertThat(loop.records()).isEqualTo(seen[0]);
+    assertThat((double) loop.records() / loop.repetitions()).isCloseTo(once.records().size(), within(2.0));
+    assertThatThrownBy(() -> r.loop(SimSpec.preset("h200"), Replay.Change.none(), 3, 0, x -> { }))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void pinnedInsteadOfPageablePredictsTheLiveRunWithinAFewPercent() {
     List<TraceRecord> pageable = live(HostMemoryKind.PAGEABLE, false, 1);
     List<TraceRecord> pinned = live(HostMemoryKind.PINNED, false, 2);

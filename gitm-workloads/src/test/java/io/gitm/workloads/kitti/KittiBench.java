@@ -7,7 +7,6 @@ import io.gitm.device.HostMemoryKind;
 import io.gitm.device.SchedulingMode;
 import io.gitm.trace.KernelRecord;
 import io.gitm.trace.TraceRecord;
-import io.gitm.trace.WorkRecord;
 import io.gitm.workload.ExecutionConfig;
 import io.gitm.workload.ExecutionConfig.Allocation;
 import io.gitm.workload.IterationResult;
@@ -21,7 +20,6 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -160,19 +158,8 @@ public final class KittiBench {
       d.synchronize();
       d.tracer().stop();
     }
-    // the simulator's work records carry the launch's correlation id; CUPTI's kernels are matched to the work the
-    // device declared at each launch by order, per kernel name and stream (as the planner does)
-    Map<Long, WorkRecord> work = new HashMap<>();
-    Map<String, java.util.ArrayDeque<WorkRecord>> workByOrder = new HashMap<>();
-    for (TraceRecord r : trace) {
-      if (r instanceof WorkRecord w) {
-        if (w.correlationId() != 0) {
-          work.put(w.correlationId(), w);
-        } else {
-          workByOrder.computeIfAbsent(w.kernel() + '\u0000' + w.stream(), x -> new java.util.ArrayDeque<>()).add(w);
-        }
-      }
-    }
+    // declared work by correlation id (the simulator's) or by order per kernel name and stream (CUPTI's)
+    java.util.function.Function<KernelRecord, io.gitm.device.Work> declared = io.gitm.trace.DeclaredWork.of(trace);
     List<KernelRecord> kernelsInOrder = new ArrayList<>();
     for (TraceRecord r : trace) {
       if (r instanceof KernelRecord k) {
@@ -185,15 +172,10 @@ public final class KittiBench {
       double[] v = byKernel.computeIfAbsent(k.name(), x -> new double[6]);
       v[0] += (k.endNs() - k.startNs()) / 1e6;
       v[1] += 1;
-      WorkRecord w = work.get(k.correlationId());
-      if (w == null) {
-        java.util.ArrayDeque<WorkRecord> q = workByOrder.get(k.name() + '\u0000' + k.stream());
-        w = q == null ? null : q.poll();
-      }
+      io.gitm.device.Work w = declared.apply(k);
       if (w == null) {
         v[5] += 1; // no declared work: a library's kernel (cuBLAS)
-      }
-      if (w != null) {
+      } else {
         v[2] += w.flops();
         v[3] += w.bytesRead();
         v[4] += w.bytesWritten();
