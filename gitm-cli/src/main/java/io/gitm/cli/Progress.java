@@ -51,8 +51,11 @@ final class Progress implements io.gitm.scheduler.RunLoop.Listener {
     double elapsed = (wall.nanos() - startNanos) / 1e9;
     double left = plan.budget().duration().toMillis() / 1000.0 - elapsed;
     var v = t.verdict();
-    line(String.format(Locale.ROOT, "trial %-3d %-32s %-12s gain %s  [%.0f s elapsed, %.0f s left, best so far %+.1f%%]",
-        t.index() + 1, String.join("+", t.levers()), v.kept() ? "KEPT" : "rolled back",
+    boolean confirmation = t.kind() == io.gitm.agents.TrialRecord.Kind.CONFIRMATION;
+    line(String.format(Locale.ROOT, "%-9s %-32s %-12s gain %s  [%.0f s elapsed, %.0f s left, best so far %+.1f%%]",
+        confirmation ? "confirm" : String.format(Locale.ROOT, "trial %-3d", t.index() + 1),
+        String.join("+", t.levers()), confirmation ? (v.kept() ? "CONFIRMED" : "NOT CONFIRMED")
+            : v.kept() ? "KEPT" : "rolled back",
         Double.isFinite(v.gain()) ? String.format(Locale.ROOT, "%+.1f%% (CI %+.1f%%..%+.1f%%, p=%.2g)",
             (v.gain() - 1) * 100, (v.ciLow() - 1) * 100, (v.ciHigh() - 1) * 100, v.pValue())
             : "-  (" + v.outcome().name().toLowerCase(Locale.ROOT) + ")",

@@ -313,16 +313,8 @@ final class ProcessProfiler {
         io.gitm.kernels.LeverContext.FACT_ALLOCATION_SHARE, Math.min(1, alloc / span));
   }
 
-  /**
-   * Whether a kernel is an FP32 GEMM computed without tensor cores, by cuBLAS's naming: {@code sgemm} kernels, and
-   * the {@code xmma_gemm_f32f32_f32f32} family, but not those whose inputs are TF32, BF16 or FP16.
-   */
+  /** Whether a kernel is an FP32 GEMM computed without tensor cores ({@link io.gitm.trace.KernelNames#fp32Gemm}). */
   static boolean fp32Gemm(String name) {
-    String n = name == null ? "" : name.toLowerCase(java.util.Locale.ROOT);
-    if (!n.contains("gemm") || n.contains("tf32") || n.contains("bf16") || n.contains("f16") || n.contains("hgemm")
-        || n.contains("i8")) {
-      return false;
-    }
-    return n.contains("sgemm") || n.contains("f32f32_f32f32");
+    return io.gitm.trace.KernelNames.fp32Gemm(name);
   }
 }

@@ -264,7 +264,8 @@ public final class Replay {
           KernelRecord k = kernels.get(i);
           LaunchConfig config = call.configs().get(i);
           Work w = work(call.work().get(i), change);
-          batch.add(() -> d.replayGraphNode(k.name(), config, w, k.durationNs(), k.stream()));
+          long observed = observed(k, call.work().get(i), change);
+          batch.add(() -> d.replayGraphNode(k.name(), config, w, observed, k.stream()));
         }
         continue;
       }
@@ -289,15 +290,16 @@ public final class Replay {
           d.replayOther(a.name(), a.durationNs());
         } else if (kernels.size() == 1 && !a.name().contains("Graph")) {
           KernelRecord k = kernels.getFirst();
-          d.replayLaunch(k.name(), call.configs().getFirst(), work(call.work().getFirst(), c), k.durationNs(),
-              k.stream(), a.name(), true);
+          d.replayLaunch(k.name(), call.configs().getFirst(), work(call.work().getFirst(), c),
+              observed(k, call.work().getFirst(), c), k.stream(), a.name(), true);
         } else {
           List<Runnable> nodes = new ArrayList<>();
           for (int i = 0; i < kernels.size(); i++) {
             KernelRecord k = kernels.get(i);
             LaunchConfig config = call.configs().get(i);
             Work w = work(call.work().get(i), c);
-            nodes.add(() -> d.replayGraphNode(k.name(), config, w, k.durationNs(), k.stream()));
+            long observed = observed(k, call.work().get(i), c);
+            nodes.add(() -> d.replayGraphNode(k.name(), config, w, observed, k.stream()));
           }
           d.replayGraphLaunch(nodes);
         }
@@ -371,6 +373,26 @@ public final class Replay {
   }
 
   /** A kernel's declared work {@code w} (null: keep its observed duration) under the change's precision. */
+  /**
+   * How much faster a library FP32 GEMM (one that declared no work) runs when a precision change moves FP32 to TF32 or
+   * BF16 on tensor cores: measured on the H200 with cuBLAS 13, 5.3× for PyTorch's 8192×4096×4096 GEMMs and about 3.3×
+   * for af2's mixed shapes (bench/results/2026-11-30-h200-s3 and -s4); 4× is the figure the process levers assume too.
+   */
+  static final double LIBRARY_GEMM_TENSOR_CORE_SPEEDUP = 4;
+
+  /**
+   * The duration a kernel keeps when it has no declared work: its observed one, divided by
+   * {@link #LIBRARY_GEMM_TENSOR_CORE_SPEEDUP} for an FP32 GEMM under a change that moves FP32 onto tensor cores.
+   */
+  private static long observed(KernelRecord k, Work declared, Change c) {
+    Precision to = c.precision().get(Precision.FP32);
+    boolean tensorCores = to == Precision.TF32 || to == Precision.BF16 || to == Precision.FP16;
+    if (declared != null || !tensorCores || !io.gitm.trace.KernelNames.fp32Gemm(k.name())) {
+      return k.durationNs();
+    }
+    return Math.max(1, Math.round(k.durationNs() / LIBRARY_GEMM_TENSOR_CORE_SPEEDUP));
+  }
+
   private static Work work(Work w, Change c) {
     if (w == null) {
       return null;

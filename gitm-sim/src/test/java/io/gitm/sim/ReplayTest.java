@@ -16,6 +16,8 @@ import io.gitm.device.Work;
 import io.gitm.trace.ApiCallRecord;
 import io.gitm.trace.ApiKind;
 import io.gitm.trace.CopyRecord;
+import io.gitm.trace.Dim3;
+import io.gitm.trace.KernelRecord;
 import io.gitm.trace.MemoryKind;
 import io.gitm.trace.TraceRecord;
 import java.util.List;
@@ -82,6 +84,49 @@ class ReplayTest {
     assertThat((double) loop.records() / loop.repetitions()).isCloseTo(once.records().size(), within(2.0));
     assertThatThrownBy(() -> r.loop(SimSpec.preset("h200"), Replay.Change.none(), 3, 0, x -> { }))
         .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  /**
+   * A CUPTI-like trace: per step the host launches a cuBLAS FP32 GEMM of 2 ms and an own kernel of 1 ms, neither with
+   * declared work, then waits for them in a context synchronization.
+   */
+  static List<TraceRecord> libraryGemms() {
+    List<TraceRecord> t = new java.util.ArrayList<>();
+    long corr = 1;
+    long now = 1_000_000;
+    for (int i = 0; i < 20; i++) {
+      long device = now + 10_000;
+      for (String name : List.of("cutlass_80_simt_sgemm_256x128_8x4_nn_align1", "af2_softmax")) {
+        long dur = name.startsWith("cutlass") ? 2_000_000 : 1_000_000;
+        t.add(new ApiCallRecord(ApiKind.LAUNCH, "cuLaunchKernel", 1, corr, now, now + 5_000));
+        t.add(new KernelRecord(name, 0, 7, corr, device, device + dur, new Dim3(256, 1, 1), new Dim3(256, 1, 1), 128,
+            0, 0));
+        corr++;
+        now += 6_000;
+        device += dur;
+      }
+      t.add(new ApiCallRecord(ApiKind.SYNC, "cuCtxSynchronize", 1, corr, now, device + 5_000));
+      corr++;
+      now = device + 6_000;
+    }
+    return t;
+  }
+
+  @Test
+  void aMathModeChangeSpeedsUpLibraryFp32GemmsThatDeclaredNoWork() {
+    // on a real device cuBLAS's kernels declare nothing: their observed time is all replay has; under TF32 they run
+    // on tensor cores, the own FP32 kernels do not change
+    Replay r = Replay.of(libraryGemms(), k -> null);
+    SimSpec h200 = SimSpec.preset("h200");
+    long base = r.predict(h200, Replay.Change.none(), 1).totalNs();
+    Replay.Prediction tf32 = r.predict(h200, Replay.Change.none().withPrecision(Precision.FP32, Precision.TF32), 1);
+    // 20 × (2 + 1) ms of kernels → 20 × (0.5 + 1) ms
+    assertThat((double) tf32.totalNs() / base).isCloseTo(1.5 / 3.0, within(0.05));
+    assertThat(tf32.records().stream().filter(x -> x instanceof KernelRecord k && k.name().startsWith("af2"))
+        .mapToLong(TraceRecord::durationNs).sum()).isCloseTo(20_000_000L, org.assertj.core.data.Percentage
+            .withPercentage(5));
+    long bf16 = r.predict(h200, Replay.Change.none().withPrecision(Precision.FP32, Precision.BF16), 1).totalNs();
+    assertThat(bf16).isCloseTo(tf32.totalNs(), org.assertj.core.data.Percentage.withPercentage(5));
   }
 
   @Test
