@@ -43,10 +43,11 @@ public final class Replay {
 
   /**
    * One host call of the trace with what it did on the device, resolved once for every prediction: its kernels (with
-   * their launch configurations and declared work, null where unknown) and its first copy, memset and sync record.
+   * their launch configurations and declared work, null where unknown), its first copy, memset and sync record, and
+   * for an allocator call its own recorded cost ({@link #ownCosts}; 0 for other calls).
    */
   private record Call(ApiCallRecord api, List<KernelRecord> kernels, List<LaunchConfig> configs, List<Work> work,
-      CopyRecord copy, MemsetRecord memset, SyncRecord sync) {
+      CopyRecord copy, MemsetRecord memset, SyncRecord sync, long ownNs) {
   }
 
   /**
@@ -76,6 +77,7 @@ public final class Replay {
       throw new IllegalArgumentException("trace has no API call records: a replay needs the host's calls");
     }
     calls.sort(Comparator.comparingLong(ApiCallRecord::startNs).thenComparingLong(ApiCallRecord::correlationId));
+    Map<ApiCallRecord, Long> own = ownCosts(trace, calls);
     Function<KernelRecord, Work> declared = work == null ? k -> null : work;
     List<Call> resolved = new ArrayList<>(calls.size());
     int records = 0;
@@ -94,9 +96,41 @@ public final class Replay {
       }
       resolved.add(new Call(a, List.copyOf(kernels), List.copyOf(configs),
           Collections.unmodifiableList(works), first(dev, CopyRecord.class), first(dev, MemsetRecord.class),
-          first(dev, SyncRecord.class)));
+          first(dev, SyncRecord.class), own.getOrDefault(a, 0L)));
     }
     return new Replay(List.copyOf(resolved), records, span(trace));
+  }
+
+  /**
+   * The own cost of each plain allocator call ({@code cuMemAlloc}, {@code cuMemFree}): its recorded duration less
+   * the part it spent waiting for the device, which these calls synchronize with — the time from its start until the
+   * last device record that ended within it. The replaying device waits for its own device work and then charges
+   * this cost where it is well above its model's (a real driver's size-dependent page mapping, which API records do
+   * not size).
+   */
+  static Map<ApiCallRecord, Long> ownCosts(Iterable<? extends TraceRecord> trace, List<ApiCallRecord> calls) {
+    List<Long> ends = new ArrayList<>();
+    for (TraceRecord r : trace) {
+      if (r instanceof KernelRecord || r instanceof CopyRecord || r instanceof MemsetRecord) {
+        ends.add(r.endNs());
+      }
+    }
+    long[] sorted = ends.stream().mapToLong(Long::longValue).sorted().toArray();
+    Map<ApiCallRecord, Long> own = new HashMap<>();
+    for (ApiCallRecord a : calls) {
+      if ((a.kind() != ApiKind.ALLOC && a.kind() != ApiKind.FREE) || a.name().contains("Async")
+          || a.name().contains("Host")) {
+        continue;
+      }
+      int i = java.util.Arrays.binarySearch(sorted, a.endNs());
+      int at = i >= 0 ? i : -i - 2; // the last device end at or before the call's end
+      while (i >= 0 && at + 1 < sorted.length && sorted[at + 1] == a.endNs()) {
+        at++;
+      }
+      long busyUntil = at >= 0 ? sorted[at] : Long.MIN_VALUE;
+      own.put(a, a.endNs() - Math.max(a.startNs(), busyUntil));
+    }
+    return own;
   }
 
   /** A replay whose kernels' work is looked up by kernel name. */
@@ -336,9 +370,9 @@ public final class Replay {
         }
         boolean plain = !n.contains("Async");
         if (plain && c.poolAllocations()) {
-          d.replayAllocator(alloc, false, alloc ? "cuMemAllocAsync" : "cuMemFreeAsync");
+          d.replayAllocator(alloc, false, alloc ? "cuMemAllocAsync" : "cuMemFreeAsync", 0);
         } else {
-          d.replayAllocator(alloc, plain, n);
+          d.replayAllocator(alloc, plain, n, plain ? call.ownNs() : 0);
         }
       }
       case SYNC -> {

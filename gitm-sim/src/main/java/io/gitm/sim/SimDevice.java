@@ -1355,17 +1355,27 @@ public final class SimDevice implements Device {
   }
 
   /** An allocation or free: {@code plain} ones synchronize and cost the allocator's time, pooled ones do not. */
-  synchronized void replayAllocator(boolean alloc, boolean plain, String name) {
+  /**
+   * A replayed allocator call. A plain one waits for the device, then costs the model's size-independent part, or
+   * {@code recordedOwnNs} (what the call cost the recorded job besides waiting) where that is over
+   * {@link #RECORDED_COST_FACTOR} times the model's: API records carry no sizes, and a real driver's cost grows with
+   * them.
+   */
+  synchronized void replayAllocator(boolean alloc, boolean plain, String name, long recordedOwnNs) {
     long t0 = host;
     long corr = ++correlation;
     if (plain) {
       waitDevice();
-      host += hostCost(alloc ? mallocCost(0) : spec.freeNs());
+      double model = alloc ? mallocCost(0) : spec.freeNs();
+      host += hostCost(recordedOwnNs > RECORDED_COST_FACTOR * model ? recordedOwnNs : model);
     } else {
       host += hostCost(alloc ? spec.poolAllocNs() : spec.copyApiNs());
     }
     api(alloc ? ApiKind.ALLOC : ApiKind.FREE, name, corr, t0);
   }
+
+  /** How far above the model a recorded allocator cost must be to replace it (noise and jitter stay below). */
+  static final double RECORDED_COST_FACTOR = 1.5;
 
   synchronized void replaySync(SyncKind kind, int streamId) {
     boolean onStream = streamId >= 0 && kind != SyncKind.CONTEXT;

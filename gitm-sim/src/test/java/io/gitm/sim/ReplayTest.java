@@ -129,6 +129,46 @@ class ReplayTest {
     assertThat(bf16).isCloseTo(tf32.totalNs(), org.assertj.core.data.Percentage.withPercentage(5));
   }
 
+  /**
+   * A driver's allocator as CUPTI records it: per step a 500 µs {@code cuMemAlloc} on an idle device (page mapping of a
+   * large buffer), a 1 ms kernel, and a {@code cuMemFree} that waits for the kernel and then costs 10 µs.
+   */
+  static List<TraceRecord> costlyAllocator() {
+    List<TraceRecord> t = new java.util.ArrayList<>();
+    long corr = 1;
+    long now = 1_000_000;
+    for (int i = 0; i < 20; i++) {
+      t.add(new ApiCallRecord(ApiKind.ALLOC, "cuMemAlloc_v2", 1, corr++, now, now + 500_000));
+      now += 501_000;
+      t.add(new ApiCallRecord(ApiKind.LAUNCH, "cuLaunchKernel", 1, corr, now, now + 5_000));
+      long k0 = now + 8_000;
+      t.add(new KernelRecord("step", 0, 7, corr++, k0, k0 + 1_000_000, new Dim3(1024, 1, 1), new Dim3(256, 1, 1), 32,
+          0, 0));
+      now += 6_000;
+      t.add(new ApiCallRecord(ApiKind.FREE, "cuMemFree_v2", 1, corr++, now, k0 + 1_010_000));
+      now = k0 + 1_011_000;
+    }
+    return t;
+  }
+
+  @Test
+  void aRecordedAllocatorCostWellAboveTheModelsIsReplayedAndThePoolRemovesIt() {
+    List<TraceRecord> t = costlyAllocator();
+    List<ApiCallRecord> calls = t.stream().filter(x -> x instanceof ApiCallRecord).map(x -> (ApiCallRecord) x)
+        .toList();
+    Map<ApiCallRecord, Long> own = Replay.ownCosts(t, calls);
+    assertThat(own.get(calls.get(0))).as("an allocation on an idle device: all of it").isEqualTo(500_000);
+    assertThat(own.get(calls.get(2))).as("a free that waited for the kernel: only what came after").isEqualTo(10_000);
+    assertThat(own).doesNotContainKey(calls.get(1));
+    Replay r = Replay.of(t, k -> null);
+    long observed = r.observedNs();
+    long base = r.predict(SimSpec.preset("h200"), Replay.Change.none(), 1).totalNs();
+    assertThat((double) base / observed).as("the replay keeps the recorded allocator cost").isCloseTo(1.0,
+        within(0.05));
+    long pool = r.predict(SimSpec.preset("h200"), Replay.Change.none().withPoolAllocations(), 1).totalNs();
+    assertThat((double) (base - pool) / 1e6).as("ms saved: about 20 × 0.5 ms").isCloseTo(10.0, within(1.5));
+  }
+
   @Test
   void pinnedInsteadOfPageablePredictsTheLiveRunWithinAFewPercent() {
     List<TraceRecord> pageable = live(HostMemoryKind.PAGEABLE, false, 1);
