@@ -19,4 +19,12 @@ public final class KernelNames {
     }
     return n.contains("sgemm") || n.contains("f32f32_f32f32");
   }
+
+  /**
+   * Whether a kernel is a matrix product by its name ({@code gemm} anywhere: cuBLAS's and CUTLASS's kernels, the
+   * simulator's {@code sim_sgemm_*}): what a cuBLAS math mode changes, unlike a workload's own FP32 kernels.
+   */
+  public static boolean gemm(String name) {
+    return name != null && name.toLowerCase(Locale.ROOT).contains("gemm");
+  }
 }

@@ -297,7 +297,7 @@ public final class Replay {
         for (int i = 0; i < kernels.size(); i++) {
           KernelRecord k = kernels.get(i);
           LaunchConfig config = call.configs().get(i);
-          Work w = work(call.work().get(i), change);
+          Work w = work(k, call.work().get(i), change);
           long observed = observed(k, call.work().get(i), change);
           batch.add(() -> d.replayGraphNode(k.name(), config, w, observed, k.stream()));
         }
@@ -324,14 +324,14 @@ public final class Replay {
           d.replayOther(a.name(), a.durationNs());
         } else if (kernels.size() == 1 && !a.name().contains("Graph")) {
           KernelRecord k = kernels.getFirst();
-          d.replayLaunch(k.name(), call.configs().getFirst(), work(call.work().getFirst(), c),
+          d.replayLaunch(k.name(), call.configs().getFirst(), work(kernels.getFirst(), call.work().getFirst(), c),
               observed(k, call.work().getFirst(), c), k.stream(), a.name(), true);
         } else {
           List<Runnable> nodes = new ArrayList<>();
           for (int i = 0; i < kernels.size(); i++) {
             KernelRecord k = kernels.get(i);
             LaunchConfig config = call.configs().get(i);
-            Work w = work(call.work().get(i), c);
+            Work w = work(k, call.work().get(i), c);
             long observed = observed(k, call.work().get(i), c);
             nodes.add(() -> d.replayGraphNode(k.name(), config, w, observed, k.stream()));
           }
@@ -427,11 +427,20 @@ public final class Replay {
     return Math.max(1, Math.round(k.durationNs() / LIBRARY_GEMM_TENSOR_CORE_SPEEDUP));
   }
 
-  private static Work work(Work w, Change c) {
+  /**
+   * The declared work under {@code c}'s precision map. Moving FP32 onto tensor cores (TF32, BF16, FP16: a cuBLAS math
+   * mode) changes GEMMs only ({@link io.gitm.trace.KernelNames#gemm}); a workload's own FP32 kernels keep theirs.
+   */
+  private static Work work(KernelRecord k, Work w, Change c) {
     if (w == null) {
       return null;
     }
     Precision p = c.precision().get(w.precision());
-    return p == null ? w : w.withPrecision(p);
+    if (p == null) {
+      return w;
+    }
+    boolean mathMode = w.precision() == Precision.FP32
+        && (p == Precision.TF32 || p == Precision.BF16 || p == Precision.FP16);
+    return mathMode && !io.gitm.trace.KernelNames.gemm(k.name()) ? w : w.withPrecision(p);
   }
 }
