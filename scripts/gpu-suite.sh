@@ -10,7 +10,7 @@
 set -uo pipefail
 gitm_root=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 cd "$gitm_root"
-# .gpu travels packed (scripts/gpu-prep.sh): unpack it unless the same build is already there
+# .gpu travels packed (scripts/gpu-prep.sh): unpack it in place of any .gpu there
 if [ -f .gpu-pack/gpu.tar.xz ]; then
   rm -rf .gpu
   xz -dc .gpu-pack/gpu.tar.xz | tar -xf - || { echo "unpacking .gpu-pack/gpu.tar.xz failed"; exit 1; }

@@ -18,17 +18,52 @@ import java.util.function.Function;
 public final class DeclaredWork {
   private DeclaredWork() {}
 
+  /**
+   * The order half: work records without a correlation id, queued per kernel name and stream in declaration order,
+   * handed out to the kernels of that name and stream as they are polled, which must be in start order.
+   */
+  public static final class ByOrder {
+    private final Map<String, ArrayDeque<WorkRecord>> queues = new HashMap<>();
+    private boolean sorted = true;
+    private long lastTime = Long.MIN_VALUE;
+
+    public void add(WorkRecord w) {
+      queues.computeIfAbsent(key(w.kernel(), w.stream()), k -> new ArrayDeque<>()).add(w);
+      sorted &= w.timeNs() >= lastTime;
+      lastTime = Math.max(lastTime, w.timeNs());
+    }
+
+    public boolean isEmpty() {
+      return queues.isEmpty();
+    }
+
+    /** The next declaration of {@code k}'s name on {@code k}'s stream, or null when none is left. */
+    public WorkRecord poll(KernelRecord k) {
+      if (!sorted) {
+        for (ArrayDeque<WorkRecord> q : queues.values()) {
+          List<WorkRecord> l = new ArrayList<>(q);
+          l.sort(Comparator.comparingLong(WorkRecord::timeNs));
+          q.clear();
+          q.addAll(l);
+        }
+        sorted = true;
+      }
+      ArrayDeque<WorkRecord> q = queues.get(key(k.name(), k.stream()));
+      return q == null ? null : q.poll();
+    }
+  }
+
   /** The declared work of each kernel of {@code trace}; the function answers null for a kernel that declared none. */
   public static Function<KernelRecord, Work> of(Iterable<? extends TraceRecord> trace) {
     Map<Long, Work> byCorrelation = new HashMap<>();
-    Map<String, ArrayDeque<WorkRecord>> byOrder = new HashMap<>();
+    ByOrder byOrder = new ByOrder();
     List<KernelRecord> kernels = new ArrayList<>();
     for (TraceRecord r : trace) {
       if (r instanceof WorkRecord w) {
         if (w.correlationId() != 0) {
           byCorrelation.put(w.correlationId(), w.work());
         } else {
-          byOrder.computeIfAbsent(key(w.kernel(), w.stream()), k -> new ArrayDeque<>()).add(w);
+          byOrder.add(w);
         }
       } else if (r instanceof KernelRecord k) {
         kernels.add(k);
@@ -37,19 +72,12 @@ public final class DeclaredWork {
     if (byOrder.isEmpty()) {
       return k -> byCorrelation.get(k.correlationId());
     }
-    byOrder.values().forEach(q -> {
-      List<WorkRecord> sorted = new ArrayList<>(q);
-      sorted.sort(Comparator.comparingLong(WorkRecord::timeNs));
-      q.clear();
-      q.addAll(sorted);
-    });
     kernels.sort(Comparator.comparingLong(KernelRecord::startNs).thenComparingLong(KernelRecord::correlationId));
     Map<KernelRecord, Work> matched = new HashMap<>();
     for (KernelRecord k : kernels) {
       Work w = byCorrelation.get(k.correlationId());
       if (w == null) {
-        ArrayDeque<WorkRecord> q = byOrder.get(key(k.name(), k.stream()));
-        WorkRecord next = q == null ? null : q.poll();
+        WorkRecord next = byOrder.poll(k);
         w = next == null ? null : next.work();
       }
       if (w != null) {

@@ -41,4 +41,13 @@ class DeclaredWorkTest {
     assertThat(w.apply(other).flops()).isEqualTo(30);
     assertThat(w.apply(lib)).as("a library kernel declares nothing").isNull();
   }
+
+  @Test
+  void declarationsWrittenOutOfOrderAreMatchedInTheOrderTheyWereMade() {
+    KernelRecord k1 = kernel("k", 7, 901, 100);
+    KernelRecord k2 = kernel("k", 7, 902, 200);
+    Function<KernelRecord, Work> w = DeclaredWork.of(List.of(work("k", 7, 0, 40, 2), k1, k2, work("k", 7, 0, 10, 1)));
+    assertThat(w.apply(k1).flops()).isEqualTo(1);
+    assertThat(w.apply(k2).flops()).isEqualTo(2);
+  }
 }

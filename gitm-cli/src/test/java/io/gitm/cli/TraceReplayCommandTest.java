@@ -11,7 +11,6 @@ import io.gitm.trace.TraceMeta;
 import io.gitm.tracer.TraceReader;
 import io.gitm.tracer.TraceSummary;
 import io.gitm.tracer.TraceWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -110,6 +109,5 @@ class TraceReplayCommandTest {
     CliResult noCalls = CliResult.run("trace", "replay", kernelsOnly.toString());
     assertThat(noCalls.code()).isEqualTo(Main.FAILURE);
     assertThat(noCalls.err()).contains("no API call records").doesNotContain("Exception");
-    assertThat(Files.size(kernelsOnly)).isPositive();
   }
 }

@@ -12,7 +12,6 @@ import io.gitm.trace.SyncRecord;
 import io.gitm.trace.TraceRecord;
 import io.gitm.trace.TrafficRecord;
 import io.gitm.trace.WorkRecord;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -68,7 +67,7 @@ public final class Planner {
     Longs callStart = new Longs();
     Longs workCorr = new Longs();
     List<WorkRecord> works = new ArrayList<>();
-    Map<String, ArrayDeque<WorkRecord>> workByOrder = new HashMap<>();
+    io.gitm.trace.DeclaredWork.ByOrder workByOrder = new io.gitm.trace.DeclaredWork.ByOrder();
     Longs trafficCorr = new Longs();
     List<TrafficRecord> traffic = new ArrayList<>();
     List<TraceRecord> ops = new ArrayList<>();
@@ -87,7 +86,7 @@ public final class Planner {
             workCorr.add(w.correlationId());
             works.add(w);
           } else {
-            workByOrder.computeIfAbsent(w.kernel() + '\u0000' + w.stream(), k -> new ArrayDeque<>()).add(w);
+            workByOrder.add(w);
           }
         }
         case TrafficRecord t -> {
@@ -122,8 +121,7 @@ public final class Planner {
           int wi = corr != 0 ? workByCorrelation.get(corr) : -1;
           WorkRecord w = wi >= 0 ? works.get(wi) : null;
           if (w == null && !workByOrder.isEmpty()) {
-            ArrayDeque<WorkRecord> q = workByOrder.get(k.name() + '\u0000' + k.stream());
-            w = q == null ? null : q.poll();
+            w = workByOrder.poll(k);
           }
           int ti = corr != 0 ? trafficByCorrelation.get(corr) : -1;
           if (w == null && empirical == null) {

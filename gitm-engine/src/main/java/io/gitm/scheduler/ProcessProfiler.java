@@ -294,7 +294,7 @@ final class ProcessProfiler {
         kernels = true;
         first = Math.min(first, k.startNs());
         last = Math.max(last, k.endNs());
-        if (fp32Gemm(k.name())) {
+        if (io.gitm.trace.KernelNames.fp32Gemm(k.name())) {
           gemm += k.endNs() - k.startNs();
         }
       } else if (r instanceof io.gitm.trace.ApiCallRecord a) {
@@ -313,8 +313,4 @@ final class ProcessProfiler {
         io.gitm.kernels.LeverContext.FACT_ALLOCATION_SHARE, Math.min(1, alloc / span));
   }
 
-  /** Whether a kernel is an FP32 GEMM computed without tensor cores ({@link io.gitm.trace.KernelNames#fp32Gemm}). */
-  static boolean fp32Gemm(String name) {
-    return io.gitm.trace.KernelNames.fp32Gemm(name);
-  }
 }

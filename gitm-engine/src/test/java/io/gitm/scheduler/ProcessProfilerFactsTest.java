@@ -16,18 +16,6 @@ import org.junit.jupiter.api.Test;
 /** The facts a black-box trace gives process levers. */
 class ProcessProfilerFactsTest {
   @Test
-  void fp32GemmsAreToldFromTensorCoreGemmsByCublassKernelNames() {
-    assertThat(ProcessProfiler.fp32Gemm("ampere_sgemm_128x64_nn")).isTrue();
-    assertThat(ProcessProfiler.fp32Gemm(
-        "sm90_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas"))
-        .isTrue();
-    assertThat(ProcessProfiler.fp32Gemm("sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32_cublas")).isFalse();
-    assertThat(ProcessProfiler.fp32Gemm("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n")).isFalse();
-    assertThat(ProcessProfiler.fp32Gemm("vectorized_elementwise_kernel")).isFalse();
-    assertThat(ProcessProfiler.fp32Gemm(null)).isFalse();
-  }
-
-  @Test
   void sharesAreOfTheTracedSpan() {
     List<TraceRecord> r = List.of(
         kernel("ampere_sgemm_128x64_nn", 0, 600),
