@@ -10,11 +10,13 @@ import io.gitm.device.Devices;
 import io.gitm.kernels.Lever;
 import io.gitm.kernels.LeverContext;
 import io.gitm.kernels.Levers;
+import io.gitm.kernels.SafetyClass;
 import io.gitm.kernels.Setup;
 import io.gitm.store.RunStore;
 import io.gitm.workload.Workload;
 import java.io.PrintWriter;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -26,7 +28,9 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code gitm levers}: the intervention library for a workload on a device — every lever, whether it applies and
- * why not; with {@code --measure}, each applicable lever gated alone against the shipped setup on the device.
+ * why not; with {@code --measure}, each applicable lever gated alone against the base setup on the device (the shipped
+ * setup, or the levers of {@code --base} applied to it in order), or with {@code --setup}, whole setups gated against
+ * the base (a tuned setup against another, say).
  */
 @Command(name = "levers", mixinStandardHelpOptions = true,
     description = "List the levers for a workload on a device; with --measure, measure each applicable lever alone"
@@ -52,6 +56,15 @@ final class LeversCommand implements Callable<Integer> {
   @Option(names = "--gate-pairs", paramLabel = "N", defaultValue = "8",
       description = "Interleaved A/B block pairs per gate (default: ${DEFAULT-VALUE}).")
   int gatePairs;
+
+  @Option(names = "--base", paramLabel = "ID[+ID...]",
+      description = "The anchor of every gate: these levers applied in order to the shipped setup (default: shipped).")
+  String base;
+
+  @Option(names = "--setup", paramLabel = "ID[+ID...]",
+      description = "With --measure: gate this setup (levers applied in order to the shipped setup) against the base"
+          + " instead of each lever alone; repeatable.")
+  List<String> setups;
 
   @Option(names = "--allow-device-settings", description = "Include class-C levers (simulated device only).")
   boolean allowDeviceSettings;
@@ -88,6 +101,13 @@ final class LeversCommand implements Callable<Integer> {
         }
       }
     }
+    if (setups != null && !measure) {
+      throw new CommandLine.ParameterException(cl, "--setup needs --measure");
+    }
+    for (String spec : setups == null ? List.<String>of() : setups) {
+      parseIds(cl, "--setup", spec);
+    }
+    List<Lever> baseLevers = base == null ? List.of() : parseIds(cl, "--base", base);
     Devices.Choice choice = device.choose(cl);
     DeviceInfo info;
     try (Device d = device.open(cl, choice)) {
@@ -95,10 +115,27 @@ final class LeversCommand implements Callable<Integer> {
     }
     Map<String, Double> facts = Map.of(LeverContext.FACT_HOST_CPUS,
         (double) Runtime.getRuntime().availableProcessors());
-    LeverContext context = new LeverContext(w.spec(), info, List.of(), facts, allowDeviceSettings, Setup.shipped());
+    LeverContext shippedContext = new LeverContext(w.spec(), info, List.of(), facts, allowDeviceSettings,
+        Setup.shipped());
+    Setup anchor = build(cl, "--base", baseLevers, shippedContext);
+    LeverContext context = shippedContext.withSetup(anchor);
     List<Map<String, Object>> rows = new ArrayList<>();
-    List<Lever> measured = new ArrayList<>();
-    for (Lever l : Levers.candidates(context)) {
+    if (setups != null) {
+      for (String spec : setups) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("id", spec);
+        row.put("class", classOf(parseIds(cl, "--setup", spec)).name());
+        row.put("levers", parseIds(cl, "--setup", spec).stream().map(Lever::id).toList());
+        row.put("applies", true);
+        row.put("reason", "");
+        rows.add(row);
+        build(cl, "--setup", parseIds(cl, "--setup", spec), shippedContext);
+      }
+    }
+    for (Lever l : setups != null ? List.<Lever>of() : Levers.candidates(context)) {
+      if (baseLevers.stream().anyMatch(b -> b.id().equals(l.id()))) {
+        continue;
+      }
       if (only != null && !only.contains(l.id())) {
         continue;
       }
@@ -112,11 +149,12 @@ final class LeversCommand implements Callable<Integer> {
       row.put("reason", a.reason());
       row.put("description", l.description());
       rows.add(row);
-      if (a.applies()) {
-        measured.add(l);
-      }
     }
     PrintWriter out = cl.getOut();
+    if (measure && !json) {
+      out.println("gates against " + (baseLevers.isEmpty() ? "the shipped setup"
+          : String.join(" + ", baseLevers.stream().map(Lever::id).toList())) + " on " + info.name() + " [" + info.kind().label() + "]");
+    }
     if (measure) {
       RunStore store = storeOptions.open(cl);
       Gate gate = new Gate(Ticker.system(), gateOptions);
@@ -126,9 +164,11 @@ final class LeversCommand implements Callable<Integer> {
           if (!(Boolean) row.get("applies")) {
             continue;
           }
-          Lever l = Levers.byId((String) row.get("id"));
-          Setup candidate = l.apply(Setup.shipped(), context);
-          Verdict v = gate.judge(job, Setup.shipped(), candidate, l.safety(), w.spec().outputTolerance());
+          List<Lever> ls = setups != null ? parseIds(cl, "--setup", (String) row.get("id"))
+              : List.of(Levers.byId((String) row.get("id")));
+          Setup candidate = setups != null ? build(cl, "--setup", ls, shippedContext)
+              : ls.get(0).apply(anchor, context);
+          Verdict v = gate.judge(job, anchor, candidate, classOf(ls), w.spec().outputTolerance());
           row.put("outcome", v.outcome().name());
           row.put("gain", v.gain());
           row.put("ciLow", v.ciLow());
@@ -140,7 +180,7 @@ final class LeversCommand implements Callable<Integer> {
           row.put("seconds", v.wallNanos() / 1e9);
           row.put("detail", v.detail());
           if (!json) {
-            out.printf(Locale.ROOT, "%-32s %s  %-16s %s%n", l.id(), l.safety(), v.outcome().name().toLowerCase(Locale.ROOT),
+            out.printf(Locale.ROOT, "%-32s %s  %-16s %s%n", row.get("id"), row.get("class"), v.outcome().name().toLowerCase(Locale.ROOT),
                 Double.isFinite(v.gain()) ? String.format(Locale.ROOT, "%+.1f%% (95%% CI %+.1f%%..%+.1f%%, p=%.2g),"
                     + " %s → %s %s", (v.gain() - 1) * 100, (v.ciLow() - 1) * 100, (v.ciHigh() - 1) * 100,
                     v.pValue(), io.gitm.scheduler.RunLoop.si(v.anchorMedian()), io.gitm.scheduler.RunLoop.si(v.candidateMedian()),
@@ -158,6 +198,7 @@ final class LeversCommand implements Callable<Integer> {
       doc.put("measured", measure);
       doc.put("blockIterations", blockIterations);
       doc.put("gatePairs", gatePairs);
+      doc.put("base", baseLevers.stream().map(Lever::id).toList());
       doc.put("levers", rows);
       out.println(Json.write(doc));
     } else if (!measure) {
@@ -169,5 +210,47 @@ final class LeversCommand implements Callable<Integer> {
       }
     }
     return Main.OK;
+  }
+
+  /** The levers of {@code ID[+ID...]}, each a known lever, none twice. */
+  private static List<Lever> parseIds(CommandLine cl, String option, String spec) {
+    List<Lever> ls = new ArrayList<>();
+    for (String id : spec.split("\\+", -1)) {
+      if (id.isBlank()) {
+        throw new CommandLine.ParameterException(cl, option + " '" + spec + "': an empty lever id");
+      }
+      Lever l;
+      try {
+        l = Levers.byId(id.strip());
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.ParameterException(cl, option + ": " + Main.oneLine(e.getMessage()));
+      }
+      if (ls.stream().anyMatch(x -> x.id().equals(l.id()))) {
+        throw new CommandLine.ParameterException(cl, option + " '" + spec + "': " + l.id() + " twice");
+      }
+      ls.add(l);
+    }
+    return ls;
+  }
+
+  /** The shipped setup with {@code levers} applied in order, each required to apply on top of the ones before. */
+  private static Setup build(CommandLine cl, String option, List<Lever> levers, LeverContext shipped) {
+    Setup s = Setup.shipped();
+    List<String> done = new ArrayList<>();
+    for (Lever l : levers) {
+      Lever.Applicability a = l.check(shipped.withSetup(s));
+      if (!a.applies()) {
+        throw new CommandLine.ParameterException(cl, option + ": " + l.id() + " does not apply"
+            + (done.isEmpty() ? " to the shipped setup" : " after " + String.join("+", done)) + ": " + a.reason());
+      }
+      s = l.apply(s, shipped.withSetup(s));
+      done.add(l.id());
+    }
+    return s;
+  }
+
+  /** The strictest safety class among {@code levers} (the gate's output check follows it). */
+  private static SafetyClass classOf(List<Lever> levers) {
+    return levers.stream().map(Lever::safety).max(Comparator.naturalOrder()).orElse(SafetyClass.A);
   }
 }
