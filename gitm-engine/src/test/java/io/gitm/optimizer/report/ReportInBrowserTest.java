@@ -28,8 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@code target/browser-report/*.png}, worth a look after a change to the page).
  *
  * <p>When Chromium is missing, the set-up runs {@code scripts/install-chromium.sh} (apt-get as root); set
- * {@code -Dgitm.installChromium=false} to skip that. The tests are skipped, with the reason, only when Chromium can
- * be neither found nor installed.
+ * {@code -Dgitm.installChromium=false} to skip that. When Chromium can be neither found nor installed the tests are
+ * skipped with the reason, except in CI ({@code CI=true}, as {@code .ci/run} is started) or with
+ * {@code -Dgitm.requireChromium=true}, where they fail: CI never passes without having looked at the page.
  */
 @Tag("browser")
 class ReportInBrowserTest {
@@ -67,6 +68,14 @@ class ReportInBrowserTest {
       missing = "Chromium is not installed and scripts/install-chromium.sh could not install it: "
           + (lines.isEmpty() ? "no output" : lines.getLast());
     }
+  }
+
+  /** Skips the test when Chromium is missing, or fails it where Chromium is required (CI). */
+  private static void needChromium() {
+    if (chromium == null && (Boolean.getBoolean("gitm.requireChromium") || "true".equals(System.getenv("CI")))) {
+      throw new AssertionError(missing + " (required: CI=true or -Dgitm.requireChromium=true)");
+    }
+    Assumptions.assumeTrue(chromium != null, () -> missing);
   }
 
   /** {@code $GITM_CHROMIUM}, then {@code /usr/bin/chromium}, then {@code chromium} on the PATH. */
@@ -130,7 +139,7 @@ class ReportInBrowserTest {
 
   @Test
   void theConsoleCheckSeesAnErrorOnAPageThatHasOne() throws Exception {
-    Assumptions.assumeTrue(chromium != null, () -> missing);
+    needChromium();
     Path page = write("console-control.html", "<!DOCTYPE html><html><body><p>control</p>"
         + "<script>console.error('control error'); notDefinedAnywhere();</script></body></html>");
     Output o = chromium("--dump-dom", page.toUri().toString());
@@ -141,7 +150,7 @@ class ReportInBrowserTest {
 
   @Test
   void hostileNamesShowAsTextOnASimulatedDevicesPageWithChartsAndNoConsoleError() throws Exception {
-    Assumptions.assumeTrue(chromium != null, () -> missing);
+    needChromium();
     Path page = write("report-hostile.html", Reports.html(SampleReports.hostile()));
     Output o = chromium("--dump-dom", page.toUri().toString());
     String dom = o.stdout();
@@ -182,7 +191,7 @@ class ReportInBrowserTest {
 
   @Test
   void screenshotsOfTheSampleAndHostilePagesAreWholeReadablePages() throws Exception {
-    Assumptions.assumeTrue(chromium != null, () -> missing);
+    needChromium();
     for (var entry : List.of(java.util.Map.entry("report-sample", SampleReports.sample()),
         java.util.Map.entry("report-hostile", SampleReports.hostile()))) {
       Path page = write(entry.getKey() + ".html", Reports.html(entry.getValue()));
