@@ -4,6 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.gitm.agents.Candidate;
+import io.gitm.device.Kernel;
+import io.gitm.device.KernelDef;
+import io.gitm.device.KernelModule;
+import io.gitm.device.LaunchConfig;
+import io.gitm.device.Precision;
+import io.gitm.device.Stream;
+import io.gitm.device.Work;
+import io.gitm.sim.SimDevice;
+import io.gitm.sim.SimSpec;
 import io.gitm.kernels.Levers;
 import io.gitm.optimizer.Analysis;
 import io.gitm.optimizer.Ceilings;
@@ -57,7 +66,85 @@ class QualificationTest {
         2.0), Candidate.prior(Levers.byId("env-omp-threads"), 1.01, 0.02)), 0.15);
     assertThat(q.reachable()).isTrue();
     assertThat(q.floorHeadroom()).isGreaterThan(1.9);
-    assertThat(q.diagnosis()).contains("looks reachable").contains("env-tf32-override, which replaces kernels, moves"
+    assertThat(q.diagnosis()).contains("looks reachable").contains("env-tf32-override, which replaces kernels, lowers"
         + " that floor by its predicted 200%");
+  }
+
+  static final KernelDef STREAM = new KernelDef("stream_copy",
+      (c, a) -> new Work(0, Precision.FP32, (Long) a[0] / 2, (Long) a[0] / 2), (c, a) -> {
+      });
+  static final KernelDef COMPUTE = new KernelDef("fma_loop",
+      (c, a) -> new Work((Double) a[0], Precision.FP32, 0, 0), (c, a) -> {
+      });
+  static final KernelModule MODULE = new KernelModule("qualification", "/kernels/qualification.cu",
+      List.of(STREAM, COMPUTE));
+  static final LaunchConfig BIG = new LaunchConfig(Dim3.of(132 * 64), Dim3.of(256), 0);
+
+  /**
+   * 40 iterations on the simulated H200, each a bandwidth-bound kernel over 256 MiB and a compute-bound kernel of
+   * 2 TFLOP, both declaring their work; with {@code hostGapNs}, the host works that long and synchronizes after each
+   * iteration (the device idles meanwhile), without it the kernels are queued back to back.
+   */
+  static Analysis.Result simulated(long hostGapNs) {
+    List<TraceRecord> rs = new ArrayList<>();
+    TraceMeta meta;
+    try (SimDevice d = SimDevice.open(SimSpec.preset("h200"), 7, "")) {
+      d.tracer().start(rs::add);
+      meta = d.tracer().meta();
+      Kernel stream = d.load(MODULE).kernel("stream_copy");
+      Kernel compute = d.load(MODULE).kernel("fma_loop");
+      Stream s = d.createStream(0);
+      for (int i = 0; i < 40; i++) {
+        d.launch(stream, BIG, s, 256L << 20);
+        d.launch(compute, BIG, s, 2e12);
+        if (hostGapNs > 0) {
+          s.synchronize();
+          d.hostWork(hostGapNs);
+        }
+      }
+      s.synchronize();
+      d.tracer().stop();
+    }
+    return Analysis.analyze(meta, rs, SimSpec.preset("h200").hardware());
+  }
+
+  @Test
+  void onASimulatedJobWhoseKernelsFillTheDeviceTheDiagnosisNamesTheKernelFloor() {
+    Analysis.Result a = simulated(0);
+    Qualification q = Qualification.of(a, List.of(Candidate.prior(Levers.byId("pool-allocation"), 1.5, 0.2),
+        Candidate.prior(Levers.byId("graph-capture"), 1.3, 0.2)), 0.15);
+    assertThat(q.fingerprint().get("kernel_time_pct")).isGreaterThan(95);
+    assertThat(q.fingerprint().get("compute_bound_kernel_time_pct")
+        + q.fingerprint().get("memory_bound_kernel_time_pct")).isCloseTo(100, within(1e-6));
+    assertThat(q.fingerprint().get("kernels_vs_roofline_x")).isGreaterThanOrEqualTo(1).isFinite();
+    assertThat(q.reachable()).as(q.diagnosis()).isFalse();
+    assertThat(q.floorHeadroom()).isLessThan(0.15);
+    assertThat(q.predictedHeadroom()).as("the levers' priors alone would have promised it").isGreaterThan(0.15);
+    assertThat(q.diagnosis()).contains("is not reachable").contains("of their fastest executions")
+        .contains("its roofline bound").contains("without changing the kernels");
+  }
+
+  @Test
+  void onTheSameJobWithTheDeviceIdleBetweenIterationsTheTargetIsReachable() {
+    Qualification q = Qualification.of(simulated(200_000_000L), List.of(
+        Candidate.prior(Levers.byId("graph-capture"), 1.3, 0.2)), 0.15);
+    assertThat(q.fingerprint().get("idle_pct")).isGreaterThan(50);
+    assertThat(q.floorHeadroom()).isGreaterThan(1);
+    assertThat(q.reachable()).as(q.diagnosis()).isTrue();
+    assertThat(q.diagnosis()).contains("looks reachable");
+  }
+
+  @Test
+  void aKernelReplacingLeverLowersTheFloorOfDeclaredKernelsToTheirRooflineOnly() {
+    Analysis.Result a = simulated(0);
+    Qualification keep = Qualification.of(a, List.of(Candidate.prior(Levers.byId("pool-allocation"), 1.5, 0.2)),
+        0.15);
+    Qualification replace = Qualification.of(a, List.of(Candidate.prior(Levers.byId("math-mode-tf32"), 10, 1)),
+        0.15);
+    double roofline = a.graph().nodes().stream().mapToDouble(n -> n.lowerNs()).sum();
+    assertThat(replace.floorHeadroom()).as("the roofline, not the lever's ×10, bounds declared kernels")
+        .isCloseTo(Math.max(keep.floorHeadroom(), a.spanNs() / roofline - 1), within(1e-6))
+        .isLessThan(0.15);
+    assertThat(replace.reachable()).isFalse();
   }
 }
