@@ -37,6 +37,18 @@ if [ -n "$run_dir" ]; then
   step trace-info trace info "$run_dir/trace.gtrace" --top 12
   step trace-export trace export --perfetto "$run_dir/trace.gtrace" -o "$out/hft-lob-h200.perfetto.json"
   cp "$run_dir/trace.gtrace" "$out/hft-lob-h200.gtrace"
+  if command -v ncu >/dev/null 2>&1 && [ "${GITM_NCU:-1}" = 1 ]; then
+    # DRAM bytes of the first hft-lob kernels of the shipped setup (the gate's first blocks), by Nsight Compute with
+    # the clocks left alone; then the run's trace analyzed with them, so the memory-traffic invariant is judged
+    echo "== ncu: DRAM bytes of the shipped setup's first ${GITM_NCU_KERNELS:-80} lob_ kernels" | tee "$out/ncu.log"
+    t0=$(date +%s%N)
+    timeout 240 ncu --clock-control none --print-units base --csv -k regex:^lob_ -c "${GITM_NCU_KERNELS:-80}" \
+      --metrics dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum --log-file "$out/ncu.csv" \
+      "$GITM_JAVA" "${GITM_JAVA_FLAGS[@]}" -cp "$GITM_CP" io.gitm.cli.Main levers --workload hft-lob --device nvidia \
+      --measure --levers preallocate --block-iterations 8 --gate-pairs 6 >> "$out/ncu.log" 2>&1
+    echo "ncu exit $? in $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$out/ncu.log"
+    [ -s "$out/ncu.csv" ] && step analyze-ncu analyze "$run_dir" --ncu "$out/ncu.csv"
+  fi
 fi
 if [ -n "${GITM_RUN2_TARGET:-}" ]; then
   # a second run that chases the hand-tuned yardstick: a target the first levers do not reach keeps the agent going
