@@ -4,6 +4,8 @@
 # its trace, `gitm trace info` and
 # `gitm trace export --perfetto` of that run's trace, and a real PyTorch profiler (Kineto) trace recorded there and
 # imported with `gitm trace import`. Results in $GITM_PART_OUT: one log per command, the run folder, the traces.
+# GITM_RUN1=0 skips the first run (and what analyzes it), GITM_KINETO=0 the Kineto trace, GITM_NCU=0 the ncu
+# profile; GITM_RUN2_TARGET adds a second run with that target (GITM_RUN2_BUDGET, default 4m).
 set -uo pipefail
 gitm_root=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
 cd "$gitm_root"
@@ -27,8 +29,11 @@ step() { # step NAME CMD...: runs a gitm command, logs it and its exit status
 step doctor doctor
 step doctor-json doctor --json
 step calibrate calibrate --quick -o "$out/calibration-quick.json"
-step run run --workload hft-lob --budget "${GITM_RUN_BUDGET:-4m}" --target 15% --device nvidia
-run_dir=$(ls -d "$GITM_SCRATCH"/runs/*/ 2>/dev/null | head -n1)
+run_dir=""
+if [ "${GITM_RUN1:-1}" = 1 ]; then
+  step run run --workload hft-lob --budget "${GITM_RUN_BUDGET:-4m}" --target 15% --device nvidia
+  run_dir=$(ls -d "$GITM_SCRATCH"/runs/*/ 2>/dev/null | head -n1)
+fi
 if [ -n "$run_dir" ]; then
   cp "$run_dir"/report.md "$run_dir"/report.html "$run_dir"/report.json "$run_dir"/outcome.json "$run_dir"/baseline.json \
     "$run_dir"/run.json "$run_dir"/journal.jsonl "$out/" 2>/dev/null
@@ -60,8 +65,9 @@ if [ -n "${GITM_RUN2_TARGET:-}" ]; then
       "$run2"/run.json "$out/run2/" 2>/dev/null
   fi
 fi
-echo "== Kineto: record a real PyTorch profiler trace and import it"
-if timeout 180 python3 gitm-engine/src/test/resources/tracer/record-kineto-trace.py "$out/kineto" > "$out/kineto-record.log" 2>&1; then
+if [ "${GITM_KINETO:-1}" != 1 ]; then
+  echo "== Kineto: skipped (GITM_KINETO=${GITM_KINETO})"
+elif echo "== Kineto: record a real PyTorch profiler trace and import it"; timeout 180 python3 gitm-engine/src/test/resources/tracer/record-kineto-trace.py "$out/kineto" > "$out/kineto-record.log" 2>&1; then
   k=$(ls "$out"/kineto/*.json 2>/dev/null | head -n1)
   step kineto-import trace import "$k" -o "$out/kineto-real.gtrace"
   step kineto-info trace info "$out/kineto-real.gtrace" --top 8
