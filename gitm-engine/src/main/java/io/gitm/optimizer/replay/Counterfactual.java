@@ -31,6 +31,8 @@ public final class Counterfactual {
   private final long observedNs;
   private final double baselineNs;
   private final double baselineSpread;
+  /** Replayed time (mean, relative spread) under the changes of kept levers, by those changes. */
+  private final Map<Replay.Change, double[]> anchors = new java.util.concurrent.ConcurrentHashMap<>();
 
   private Counterfactual(Replay replay, SimSpec spec, long observedNs, double baselineNs, double baselineSpread) {
     this.replay = replay;
@@ -85,19 +87,47 @@ public final class Counterfactual {
     return observedNs == 0 ? 1 : Math.abs(baselineNs - observedNs) / observedNs;
   }
 
+  /** The lever's predicted effect on the job as traced (its shipped setup). */
   public Prediction predict(Lever lever) {
-    Optional<Replay.Change> change = lever.counterfactual(Replay.Change.none());
+    return predictOnTop(lever, List.of());
+  }
+
+  /**
+   * The lever's predicted effect on top of {@code kept} (levers already applied, in order): the trace replayed with
+   * the kept levers' changes, against the same with the lever's change added. A saving of the same time is a larger
+   * share of a job the kept levers already made faster; kept levers replay does not model add nothing to either side.
+   */
+  public Prediction predictOnTop(Lever lever, List<Lever> kept) {
+    Replay.Change base = Replay.Change.none();
+    for (Lever k : kept) {
+      base = k.counterfactual(base).orElse(base);
+    }
+    Optional<Replay.Change> change = lever.counterfactual(base);
     if (change.isEmpty()) {
       return new Prediction(lever.id(), 0, 0, 0, "not modelled by replay");
+    }
+    double anchorNs = baselineNs;
+    double anchorSpread = baselineSpread;
+    if (!base.equals(Replay.Change.none())) {
+      double[] a = anchors.computeIfAbsent(base, b -> {
+        double[] t = new double[SEEDS];
+        for (int s = 0; s < SEEDS; s++) {
+          t[s] = replay.predict(spec, b, s + 1).totalNs();
+        }
+        double m = mean(t);
+        return new double[] {m, sd(t, m) / m};
+      });
+      anchorNs = a[0];
+      anchorSpread = a[1];
     }
     double[] t = new double[SEEDS];
     for (int s = 0; s < SEEDS; s++) {
       t[s] = replay.predict(spec, change.get(), s + 1).totalNs();
     }
     double mean = mean(t);
-    double change01 = (mean - baselineNs) / baselineNs;
+    double change01 = (mean - anchorNs) / anchorNs;
     double gain = 1 / (1 + change01) - 1;
-    double spread = sd(t, mean) / mean + baselineSpread;
+    double spread = sd(t, mean) / mean + anchorSpread;
     // the model's error on the unchanged trace bounds how far its relative predictions can be trusted
     double uncertainty = Math.abs(gain) * Math.min(1, modelError()) + spread;
     return new Prediction(lever.id(), change01, gain, uncertainty, "replay");
