@@ -105,9 +105,9 @@ final class LeversCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(cl, "--setup needs --measure");
     }
     for (String spec : setups == null ? List.<String>of() : setups) {
-      parseIds(cl, "--setup", spec);
+      SetupArgs.parseIds(cl, "--setup", spec);
     }
-    List<Lever> baseLevers = base == null ? List.of() : parseIds(cl, "--base", base);
+    List<Lever> baseLevers = base == null ? List.of() : SetupArgs.parseIds(cl, "--base", base);
     Devices.Choice choice = device.choose(cl);
     DeviceInfo info;
     try (Device d = device.open(cl, choice)) {
@@ -117,19 +117,19 @@ final class LeversCommand implements Callable<Integer> {
         (double) Runtime.getRuntime().availableProcessors());
     LeverContext shippedContext = new LeverContext(w.spec(), info, List.of(), facts, allowDeviceSettings,
         Setup.shipped());
-    Setup anchor = build(cl, "--base", baseLevers, shippedContext);
+    Setup anchor = SetupArgs.build(cl, "--base", baseLevers, shippedContext);
     LeverContext context = shippedContext.withSetup(anchor);
     List<Map<String, Object>> rows = new ArrayList<>();
     if (setups != null) {
       for (String spec : setups) {
         Map<String, Object> row = new LinkedHashMap<>();
         row.put("id", spec);
-        row.put("class", classOf(parseIds(cl, "--setup", spec)).name());
-        row.put("levers", parseIds(cl, "--setup", spec).stream().map(Lever::id).toList());
+        row.put("class", classOf(SetupArgs.parseIds(cl, "--setup", spec)).name());
+        row.put("levers", SetupArgs.parseIds(cl, "--setup", spec).stream().map(Lever::id).toList());
         row.put("applies", true);
         row.put("reason", "");
         rows.add(row);
-        build(cl, "--setup", parseIds(cl, "--setup", spec), shippedContext);
+        SetupArgs.build(cl, "--setup", SetupArgs.parseIds(cl, "--setup", spec), shippedContext);
       }
     }
     for (Lever l : setups != null ? List.<Lever>of() : Levers.candidates(context)) {
@@ -164,9 +164,9 @@ final class LeversCommand implements Callable<Integer> {
           if (!(Boolean) row.get("applies")) {
             continue;
           }
-          List<Lever> ls = setups != null ? parseIds(cl, "--setup", (String) row.get("id"))
+          List<Lever> ls = setups != null ? SetupArgs.parseIds(cl, "--setup", (String) row.get("id"))
               : List.of(Levers.byId((String) row.get("id")));
-          Setup candidate = setups != null ? build(cl, "--setup", ls, shippedContext)
+          Setup candidate = setups != null ? SetupArgs.build(cl, "--setup", ls, shippedContext)
               : ls.get(0).apply(anchor, context);
           Verdict v = gate.judge(job, anchor, candidate, classOf(ls), w.spec().outputTolerance());
           row.put("outcome", v.outcome().name());
@@ -210,43 +210,6 @@ final class LeversCommand implements Callable<Integer> {
       }
     }
     return Main.OK;
-  }
-
-  /** The levers of {@code ID[+ID...]}, each a known lever, none twice. */
-  private static List<Lever> parseIds(CommandLine cl, String option, String spec) {
-    List<Lever> ls = new ArrayList<>();
-    for (String id : spec.split("\\+", -1)) {
-      if (id.isBlank()) {
-        throw new CommandLine.ParameterException(cl, option + " '" + spec + "': an empty lever id");
-      }
-      Lever l;
-      try {
-        l = Levers.byId(id.strip());
-      } catch (IllegalArgumentException e) {
-        throw new CommandLine.ParameterException(cl, option + ": " + Main.oneLine(e.getMessage()));
-      }
-      if (ls.stream().anyMatch(x -> x.id().equals(l.id()))) {
-        throw new CommandLine.ParameterException(cl, option + " '" + spec + "': " + l.id() + " twice");
-      }
-      ls.add(l);
-    }
-    return ls;
-  }
-
-  /** The shipped setup with {@code levers} applied in order, each required to apply on top of the ones before. */
-  private static Setup build(CommandLine cl, String option, List<Lever> levers, LeverContext shipped) {
-    Setup s = Setup.shipped();
-    List<String> done = new ArrayList<>();
-    for (Lever l : levers) {
-      Lever.Applicability a = l.check(shipped.withSetup(s));
-      if (!a.applies()) {
-        throw new CommandLine.ParameterException(cl, option + ": " + l.id() + " does not apply"
-            + (done.isEmpty() ? " to the shipped setup" : " after " + String.join("+", done)) + ": " + a.reason());
-      }
-      s = l.apply(s, shipped.withSetup(s));
-      done.add(l.id());
-    }
-    return s;
   }
 
   /** The strictest safety class among {@code levers} (the gate's output check follows it). */

@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "gitm", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
     description = "A runtime-layer optimizer for GPU jobs: profile, attribute, intervene behind rollback gates, report.",
-    subcommands = {RunCommand.class, AgentCommand.class, AnalyzeCommand.class, LeversCommand.class, DoctorCommand.class, CalibrateCommand.class, SyncCommand.class, VersionCommand.class, TraceCommand.class, CommandLine.HelpCommand.class},
+    subcommands = {RunCommand.class, AgentCommand.class, AnalyzeCommand.class, PlanCommand.class, LeversCommand.class, DoctorCommand.class, CalibrateCommand.class, SyncCommand.class, VersionCommand.class, TraceCommand.class, CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:success", "1:the job or gitm failed", "2:bad usage (invalid option or argument)"})
 public final class Main implements Runnable {

@@ -51,7 +51,8 @@ public final class Ceilings {
         + SimSpec.preset(preset).hardware().source() + ")");
   }
 
-  static HardwareSpec read(Path file) throws IOException {
+  /** The hardware spec of a calibration file ({@code gitm calibrate} output, or its {@code spec} object alone). */
+  public static HardwareSpec read(Path file) throws IOException {
     JsonMapper m = JsonMapper.builder().build();
     JsonNode root = m.readTree(Files.readAllBytes(file));
     JsonNode spec = root.has("spec") ? root.get("spec") : root;
