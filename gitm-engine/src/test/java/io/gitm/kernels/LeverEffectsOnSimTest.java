@@ -164,7 +164,11 @@ class LeverEffectsOnSimTest {
     assertThat(overlapAcrossStreams(anchor)).isFalse();
     for (int n : new int[] {2, 4}) {
       Outcome o = run(applied("streams-" + n, PREPARED));
-      assertThat(o.kernels().stream().map(KernelRecord::stream).distinct().count()).as("streams").isEqualTo(n);
+      // n bulk streams and the signal stream (book, features, signal)
+      assertThat(o.kernels().stream().filter(k -> !SIGNAL_KERNELS.contains(k.name())).map(KernelRecord::stream)
+          .distinct().count()).as("bulk streams").isEqualTo(n);
+      assertThat(o.kernels().stream().filter(k -> SIGNAL_KERNELS.contains(k.name())).map(KernelRecord::stream)
+          .distinct().count()).as("signal streams").isEqualTo(1);
       assertThat(overlapAcrossStreams(o)).as("overlap on " + n + " streams").isTrue();
       assertThat(o.metric()).as(n + " streams").isGreaterThan(anchor.metric());
     }
@@ -256,7 +260,7 @@ class LeverEffectsOnSimTest {
     assertThat(l.check(c).applies()).as(l.check(c).reason()).isTrue();
     Outcome o = HftOnSim.run(w, SharedMemoryWorkload.STEPS, data, l.apply(Setup.shipped(), c), "");
     assertThat(o.api("cuFuncSetAttribute")).hasSize(1);
-    // 0% carve-out: one 16 KiB block a multiprocessor instead of eight, so fewer warps hide memory latency.
+    // 0% carve-out: one 16 KiB block (4 warps) a multiprocessor instead of several, too few warps to hide memory latency.
     assertThat(o.kernels()).hasSize(SharedMemoryWorkload.STEPS);
     for (int i = 0; i < SharedMemoryWorkload.STEPS; i++) {
       KernelRecord k = o.kernels().get(i);
@@ -279,6 +283,21 @@ class LeverEffectsOnSimTest {
     assertThat(o.device().hostSleptNanos()).isPositive();
     assertThat(shipped.device().hostSleptNanos()).isZero();
     assertThat(o.metric()).isLessThan(shipped.metric());
+  }
+
+  @Test
+  void theTraceGivesTheHostThreadFactSoYieldAndBlockingSyncAreDecidedNotLeftUnknown() {
+    Map<String, Double> facts = TraceFacts.of(shipped.records());
+    long threads = shipped.all(ApiCallRecord.class).stream().map(ApiCallRecord::threadId).distinct().count();
+    assertThat(facts).containsEntry(LeverContext.FACT_HOST_THREADS, (double) threads)
+        .containsEntry(LeverContext.FACT_SHARED_MEMORY_KERNELS, 0.0);
+    Map<String, Double> host = new java.util.HashMap<>(facts);
+    host.put(LeverContext.FACT_HOST_CPUS, 16.0);
+    LeverContext c = new LeverContext(Contexts.HFT, Contexts.SIM_H200, List.of(), host, false, Setup.shipped());
+    for (String id : List.of("sched-yield", "sched-blocking-sync")) {
+      assertThat(Levers.byId(id).check(c).reason()).as(id).contains(threads + " busy host thread(s) have 16 CPU(s)");
+    }
+    assertThat(TraceFacts.of(List.of())).isEmpty();
   }
 
   @Test

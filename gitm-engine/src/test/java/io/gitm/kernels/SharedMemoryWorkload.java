@@ -21,14 +21,14 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * A job whose one kernel stages tiles in dynamic shared memory (16 KiB a block of 256 threads), for the carve-out
+ * A job whose one kernel stages tiles in dynamic shared memory (16 KiB a block of 128 threads), for the carve-out
  * lever: each step launches it over 8 blocks a multiprocessor of the h200 and waits. It honours
  * {@link Knob#SHARED_CARVEOUT}; its output is empty (the kernel's emulation writes nothing).
  */
 final class SharedMemoryWorkload implements Workload {
   static final String KERNEL = "tile_stage";
   static final int SHARED_BYTES = 16 * 1024;
-  static final int THREADS = 256;
+  static final int THREADS = 128;
   static final int BLOCKS = 132 * 8;
   static final int STEPS = 3;
   static final KernelModule MODULE = new KernelModule("tiles", "/kernels/tiles.cu", List.of(
