@@ -93,7 +93,7 @@ class RealJobHarnessTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     RealJobHarness.run(new String[] {"--workload", "hft-lob", "--device", "sim", "--instruments", "40",
-        "--book-messages", "6000", "--batch-messages", "700", "--levers", "pool-allocation,warmup",
+        "--book-messages", "6000", "--batch-messages", "700", "--levers", "pool-allocation,occupancy-block-size",
         "--block-iterations", "4", "--repeats", "1", "--random-budget", "3", "--gate-pairs", "6",
         "--profile-iterations", "5", "--json", json.toString()}, Map.of(),
         new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));

@@ -10,6 +10,8 @@ import java.util.Set;
  * An L2 access-policy window over the workload's hot buffer (its choice; hft-lob: the price levels), marked
  * persisting, so that repeated reads hit L2 instead of device memory. The window asked for is three quarters of the
  * device's L2; the workload caps it at the buffer's size and the backend the persisting part at the device's limit.
+ * The window is a stream attribute set on the job's own streams, so the lever applies only once the job runs on them
+ * (it does not move the job off the legacy default stream itself).
  */
 record L2PersistWindow() implements Lever {
   @Override
@@ -49,7 +51,12 @@ record L2PersistWindow() implements Lever {
     if (c.device().l2CacheBytes() <= 0) {
       return Applicability.no(c.device().name() + " reports no L2 cache size");
     }
-    if (c.setup().config().l2PersistBytes() > 0) {
+    var cfg = c.setup().config();
+    if (cfg.streams() < 2 && !cfg.copyComputeOverlap() && !cfg.graphCapture()) {
+      return Applicability.no("the window is set on the job's own streams, and this setup runs on the legacy "
+          + "default stream: apply streams-2, copy-compute-overlap or graph-capture first");
+    }
+    if (cfg.l2PersistBytes() > 0) {
       return Applicability.no("an L2 window of " + c.setup().config().l2PersistBytes() + " bytes is already set");
     }
     return Applicability.yes("no L2 window is set");

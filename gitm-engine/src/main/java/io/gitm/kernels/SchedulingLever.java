@@ -10,8 +10,8 @@ import java.util.Set;
 /**
  * How the job's host thread waits for the device (the context's {@code CU_CTX_SCHED_*} flag, fixed when the device
  * is opened, so a trial reopens it). {@code SPIN} resumes at once after each wait and keeps a core busy while it
- * waits (from {@code AUTO} this changes something only where CUDA's heuristic would not spin: more contexts than
- * CPUs, or a Tegra board); {@code YIELD} and {@code BLOCKING_SYNC} give the core to the job's other host threads and
+ * waits (from {@code AUTO} it applies only where CUDA's heuristic may not spin: more contexts than logical CPUs, or
+ * CPUs unknown); {@code YIELD} and {@code BLOCKING_SYNC} give the core to the job's other host threads and
  * resume later after each wait, so they apply only where host threads outnumber CPUs.
  */
 record SchedulingLever(SchedulingMode mode) implements Lever {
@@ -74,8 +74,33 @@ record SchedulingLever(SchedulingMode mode) implements Lever {
       }
       return Applicability.yes((long) threads + " busy host threads share " + (long) cpus + " CPU(s)");
     }
+    if (now == SchedulingMode.AUTO) {
+      String spins = autoSpins(c);
+      if (spins != null) {
+        return Applicability.no("AUTO already spins here: " + spins);
+      }
+    }
     return Applicability.yes("the context waits with " + now);
   }
+
+  /**
+   * Why {@code AUTO} resolves to spinning in {@code c}, or null when it may not or that is unknown. CUDA's heuristic
+   * spins while the process's active contexts do not outnumber the logical CPUs; a managed job holds at most
+   * {@link #MANAGED_CONTEXTS} at once (a gate's two arms side by side). The simulated device's AUTO always spins.
+   */
+  static String autoSpins(LeverContext c) {
+    if (c.device() != null && c.device().kind() == io.gitm.trace.DeviceKind.SIMULATED) {
+      return "the simulated device's AUTO spins";
+    }
+    double cpus = c.fact(LeverContext.FACT_HOST_CPUS, Double.NaN);
+    if (!Double.isNaN(cpus) && cpus >= MANAGED_CONTEXTS) {
+      return "at most " + MANAGED_CONTEXTS + " contexts on " + (long) cpus + " logical CPUs";
+    }
+    return null;
+  }
+
+  /** Device contexts a managed job may hold at once: a gate's two arms, when their setups open the device apart. */
+  static final int MANAGED_CONTEXTS = 2;
 
   @Override
   public Setup apply(Setup s, LeverContext c) {

@@ -7,9 +7,11 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The workload's kernels prefer the smallest shared-memory carve-out (0%: the unified L1/shared array given to L1),
- * so kernels that use no shared memory get the largest L1 for their dependent loads. Refused when the trace shows
- * kernels with dynamic shared memory, whose residency the carve-out would cut.
+ * The workload's kernels prefer the smallest shared-memory carve-out (0%: the unified L1/shared array given to L1).
+ * The preference changes only kernels that use shared memory (for the others the driver already gives L1 the array):
+ * they trade shared memory, so resident blocks per multiprocessor, for a larger L1. It applies only where the trace
+ * shows kernels with shared memory ({@link LeverContext#FACT_SHARED_MEMORY_KERNELS}); the simulated device models the
+ * residency it costs, not the L1 it gives.
  */
 record SharedCarveout() implements Lever {
   /** Carve-out set: all of the array to L1. */
@@ -52,12 +54,17 @@ record SharedCarveout() implements Lever {
     if (c.setup().config().sharedCarveoutPercent() == MAX_L1) {
       return Applicability.no("the kernels already prefer the largest L1");
     }
-    if (c.fact(LeverContext.FACT_SHARED_MEMORY_KERNELS, 0) > 0) {
-      return Applicability.no("the trace shows kernels with dynamic shared memory, whose residency a 0% carve-out "
-          + "would cut");
+    double shared = c.fact(LeverContext.FACT_SHARED_MEMORY_KERNELS, Double.NaN);
+    if (Double.isNaN(shared)) {
+      return Applicability.no("a carve-out changes only kernels that use shared memory, and whether any does is "
+          + "unknown (no trace)");
     }
-    return Applicability.yes("the carve-out is " + (c.setup().config().sharedCarveoutPercent() < 0 ? "the driver's"
-        : c.setup().config().sharedCarveoutPercent() + "%"));
+    if (shared <= 0) {
+      return Applicability.no("the trace shows no kernel with shared memory, and a carve-out changes no other kernel");
+    }
+    return Applicability.yes((long) shared + " kernel execution(s) used shared memory; the carve-out is "
+        + (c.setup().config().sharedCarveoutPercent() < 0 ? "the driver's"
+            : c.setup().config().sharedCarveoutPercent() + "%"));
   }
 
   @Override

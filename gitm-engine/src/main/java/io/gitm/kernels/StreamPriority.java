@@ -9,7 +9,9 @@ import java.util.Set;
 
 /**
  * The latency-critical stream created at the device's greatest (most urgent) priority, so that its blocks are
- * scheduled before those of lower-priority streams of the same context.
+ * scheduled before those of the job's bulk streams (priority 0). The workload says which stream that is (hft-lob: the
+ * signal stream that runs book, features and signal); it exists beside bulk streams only with several compute
+ * streams, so the lever applies only there and changes nothing but that stream's priority.
  */
 record StreamPriority() implements Lever {
   @Override
@@ -50,7 +52,13 @@ record StreamPriority() implements Lever {
     if (d.greatestStreamPriority() >= d.leastStreamPriority()) {
       return Applicability.no(d.name() + " has a single stream priority");
     }
-    if (c.setup().config().latencyStreamPriority() == d.greatestStreamPriority()) {
+    var cfg = c.setup().config();
+    if (cfg.streams() < 2 || cfg.graphCapture()) {
+      return Applicability.no("the latency-critical (signal) stream contends with bulk streams only with several "
+          + "compute streams and no graph capture: apply streams-2 or streams-4 first"
+          + (cfg.graphCapture() ? ", without graph-capture" : ""));
+    }
+    if (cfg.latencyStreamPriority() == d.greatestStreamPriority()) {
       return Applicability.no("the latency-critical stream already has the highest priority, "
           + d.greatestStreamPriority());
     }
@@ -66,7 +74,7 @@ record StreamPriority() implements Lever {
     return s.withConfig(s.config().withLatencyStreamPriority(c.device().greatestStreamPriority()));
   }
 
-  /** Empty: replay (like the simulated device) does not model stream priorities. */
+  /** Empty: replay does not model stream priorities. */
   @Override
   public Optional<Replay.Change> counterfactual(Replay.Change base) {
     return Optional.empty();

@@ -116,6 +116,7 @@ public final class Optimizer {
     events.phaseStarted(Phase.RANK, plan.remaining(Phase.RANK, since(wall, startNanos)));
     Setup shipped = Setup.shipped();
     Map<String, Double> facts = new HashMap<>(analysis.facts());
+    facts.putAll(io.gitm.kernels.TraceFacts.of(trace));
     facts.put(LeverContext.FACT_HOST_CPUS, (double) Runtime.getRuntime().availableProcessors());
     facts.putAll(extraFacts);
     LeverContext context = new LeverContext(spec, info, analysis.hypotheses(), facts,

@@ -108,9 +108,14 @@ final class HftOnSim {
 
   /** Runs the whole input under {@code setup} on a simulated h200 with {@code faults}. */
   static Outcome run(Path data, Setup setup, String faults) throws TrialFailure {
+    return run(workload(), INPUT_BATCHES * 4, data, setup, faults);
+  }
+
+  /** Runs {@code w} for one block of {@code iterations} under {@code setup} on a simulated h200 with {@code faults}. */
+  static Outcome run(Workload w, int iterations, Path data, Setup setup, String faults) throws TrialFailure {
     Recording p = new Recording();
-    try (ManagedJob job = new ManagedJob(workload(), p, new DeviceRequest(0, SchedulingMode.AUTO,
-        Map.of("preset", "h200", "seed", "7", "jitter", "0", "faults", faults)), data, INPUT_BATCHES * 4)) {
+    try (ManagedJob job = new ManagedJob(w, p, new DeviceRequest(0, SchedulingMode.AUTO,
+        Map.of("preset", "h200", "seed", "7", "jitter", "0", "faults", faults)), data, iterations)) {
       double metric;
       OutputDigest out;
       List<StateSample> samples = new ArrayList<>();

@@ -164,20 +164,33 @@ class LeverEffectsOnSimTest {
     assertThat(overlapAcrossStreams(anchor)).isFalse();
     for (int n : new int[] {2, 4}) {
       Outcome o = run(applied("streams-" + n, PREPARED));
-      assertThat(o.kernels().stream().map(KernelRecord::stream).distinct().count()).as("streams").isEqualTo(n);
+      // n bulk streams and the signal stream (book, features, signal)
+      assertThat(o.kernels().stream().filter(k -> !SIGNAL_KERNELS.contains(k.name())).map(KernelRecord::stream)
+          .distinct().count()).as("bulk streams").isEqualTo(n);
+      assertThat(o.kernels().stream().filter(k -> SIGNAL_KERNELS.contains(k.name())).map(KernelRecord::stream)
+          .distinct().count()).as("signal streams").isEqualTo(1);
       assertThat(overlapAcrossStreams(o)).as("overlap on " + n + " streams").isTrue();
       assertThat(o.metric()).as(n + " streams").isGreaterThan(anchor.metric());
     }
   }
 
+  /** The kernels of a batch's latency-critical part (the signal stream's): book, features, signal. */
+  static final Set<String> SIGNAL_KERNELS = Set.of("lob_book", "lob_features", "lob_mlp");
+
   @Test
-  void streamPriorityRunsTheKernelsOnAStreamOfTheDevicesHighestPriority() throws Exception {
-    Outcome o = run(applied("stream-priority", Setup.shipped()));
-    Set<Integer> priorities = o.kernels().stream().map(k -> o.device().streamPriority(k.stream()))
-        .collect(Collectors.toSet());
-    assertThat(priorities).containsExactly(o.device().info().greatestStreamPriority());
-    assertThat(shipped.kernels().stream().map(k -> shipped.device().streamPriority(k.stream())).distinct())
+  void streamPriorityRaisesOnlyTheSignalStreamAboveTheBulkStreams() throws Exception {
+    Setup twoStreams = applied("streams-2", PREPARED);
+    Outcome anchor = run(twoStreams);
+    Outcome o = run(applied("stream-priority", twoStreams));
+    int greatest = o.device().info().greatestStreamPriority();
+    assertThat(o.kernels()).isNotEmpty().allSatisfy(k -> assertThat(o.device().streamPriority(k.stream()))
+        .as(k.name()).isEqualTo(SIGNAL_KERNELS.contains(k.name()) ? greatest : 0));
+    assertThat(anchor.kernels().stream().map(k -> anchor.device().streamPriority(k.stream())).distinct())
         .containsExactly(0);
+    // the same streams and kernels: only the signal stream's priority differs
+    assertThat(o.kernels().stream().map(KernelRecord::name).toList())
+        .isEqualTo(anchor.kernels().stream().map(KernelRecord::name).toList());
+    assertThat(o.output().sha256()).isEqualTo(anchor.output().sha256());
   }
 
   @Test
@@ -228,21 +241,37 @@ class LeverEffectsOnSimTest {
   }
 
   @Test
-  void anL2WindowIsSetOnTheComputeStreamAndItsKernelsReadLessFromDeviceMemory() throws Exception {
-    Outcome o = run(applied("l2-persist-window", Setup.shipped()));
+  void anL2WindowIsSetOnTheStreamThatRunsTheBookAndItsKernelsReadLessFromDeviceMemory() throws Exception {
+    Setup twoStreams = applied("streams-2", PREPARED);
+    Outcome anchor = run(twoStreams);
+    Outcome o = run(applied("l2-persist-window", twoStreams));
     assertThat(o.api("cuStreamSetAttribute")).hasSize(1);
-    assertThat(shipped.api("cuStreamSetAttribute")).isEmpty();
-    assertThat(kernelNanos(o)).isLessThan(kernelNanos(shipped));
+    assertThat(anchor.api("cuStreamSetAttribute")).isEmpty();
+    assertThat(kernelNanos(o)).isLessThan(kernelNanos(anchor));
   }
 
   @Test
-  void theMaxL1CarveoutIsSetOnEveryKernelAndLeavesKernelsWithoutSharedMemoryAsTheyWere() throws Exception {
-    Outcome o = run(applied("shared-carveout-max-l1", Setup.shipped()));
-    assertThat(o.api("cuFuncSetAttribute")).hasSize(o.api("cuModuleGetFunction").size()).isNotEmpty();
-    assertThat(shipped.api("cuFuncSetAttribute")).isEmpty();
-    // The sim times kernels without dynamic shared memory alike at any carve-out (it does not model L1 size).
-    assertThat(o.kernels().stream().map(k -> k.endNs() - k.startNs()).toList())
-        .isEqualTo(shipped.kernels().stream().map(k -> k.endNs() - k.startNs()).toList());
+  void theMaxL1CarveoutCutsTheResidencyOfKernelsThatUseSharedMemoryAndIsNotOfferedWhereNoneDoes() throws Exception {
+    SharedMemoryWorkload w = new SharedMemoryWorkload();
+    Outcome anchor = HftOnSim.run(w, SharedMemoryWorkload.STEPS, data, Setup.shipped(), "");
+    LeverContext c = new LeverContext(w.spec(), Contexts.SIM_H200, List.of(), TraceFacts.of(anchor.records()), false,
+        Setup.shipped());
+    Lever l = Levers.byId("shared-carveout-max-l1");
+    assertThat(l.check(c).applies()).as(l.check(c).reason()).isTrue();
+    Outcome o = HftOnSim.run(w, SharedMemoryWorkload.STEPS, data, l.apply(Setup.shipped(), c), "");
+    assertThat(o.api("cuFuncSetAttribute")).hasSize(1);
+    // 0% carve-out: one 16 KiB block (4 warps) a multiprocessor instead of several, too few warps to hide memory latency.
+    assertThat(o.kernels()).hasSize(SharedMemoryWorkload.STEPS);
+    for (int i = 0; i < SharedMemoryWorkload.STEPS; i++) {
+      KernelRecord k = o.kernels().get(i);
+      KernelRecord a = anchor.kernels().get(i);
+      assertThat(k.endNs() - k.startNs()).isGreaterThan(a.endNs() - a.startNs());
+    }
+    assertThat(o.metric()).isLessThan(anchor.metric());
+    // hft-lob's kernels use no shared memory: its trace says so, and the lever is not offered there.
+    LeverContext hft = new LeverContext(Contexts.HFT, Contexts.SIM_H200, List.of(), TraceFacts.of(shipped.records()),
+        false, Setup.shipped());
+    assertThat(l.check(hft).reason()).contains("no kernel with shared memory");
   }
 
   @Test
@@ -254,6 +283,21 @@ class LeverEffectsOnSimTest {
     assertThat(o.device().hostSleptNanos()).isPositive();
     assertThat(shipped.device().hostSleptNanos()).isZero();
     assertThat(o.metric()).isLessThan(shipped.metric());
+  }
+
+  @Test
+  void theTraceGivesTheHostThreadFactSoYieldAndBlockingSyncAreDecidedNotLeftUnknown() {
+    Map<String, Double> facts = TraceFacts.of(shipped.records());
+    long threads = shipped.all(ApiCallRecord.class).stream().map(ApiCallRecord::threadId).distinct().count();
+    assertThat(facts).containsEntry(LeverContext.FACT_HOST_THREADS, (double) threads)
+        .containsEntry(LeverContext.FACT_SHARED_MEMORY_KERNELS, 0.0);
+    Map<String, Double> host = new java.util.HashMap<>(facts);
+    host.put(LeverContext.FACT_HOST_CPUS, 16.0);
+    LeverContext c = new LeverContext(Contexts.HFT, Contexts.SIM_H200, List.of(), host, false, Setup.shipped());
+    for (String id : List.of("sched-yield", "sched-blocking-sync")) {
+      assertThat(Levers.byId(id).check(c).reason()).as(id).contains(threads + " busy host thread(s) have 16 CPU(s)");
+    }
+    assertThat(TraceFacts.of(List.of())).isEmpty();
   }
 
   @Test
@@ -273,22 +317,8 @@ class LeverEffectsOnSimTest {
     Outcome o = run(applied("sched-spin", blocking));
     assertThat(o.device().scheduling()).isEqualTo(SchedulingMode.SPIN);
     assertThat(o.metric()).isGreaterThan(anchor.metric());
-    // The sim's AUTO spins too (one context), as CUDA's heuristic does with fewer contexts than CPUs.
-    Outcome fromAuto = run(applied("sched-spin", Setup.shipped()));
-    assertThat(fromAuto.metric()).isEqualTo(shipped.metric());
-  }
-
-  @Test
-  void warmupRunsOneUntimedBatchBeforeTheMeasuredOnes() throws Exception {
-    Outcome o = run(applied("warmup", Setup.shipped()));
-    Map<String, Long> launches = o.kernels().stream().collect(Collectors.groupingBy(KernelRecord::name,
-        Collectors.counting()));
-    assertThat(launches).allSatisfy((k, n) -> assertThat(n).as(k).isEqualTo(HftOnSim.INPUT_BATCHES + 1L));
-    // The untimed batch's kernels all end before the first measured batch's copy starts.
-    long warmEnd = o.kernels().subList(0, 8).stream().mapToLong(KernelRecord::endNs).max().orElseThrow();
-    long firstMeasured = o.kernels().get(8).startNs();
-    assertThat(warmEnd).isLessThanOrEqualTo(firstMeasured);
-    assertThat(o.metric()).isGreaterThanOrEqualTo(shipped.metric());
+    // The sim's AUTO spins too, as CUDA's heuristic does with fewer contexts than CPUs: spin is not offered there.
+    assertThat(Levers.byId("sched-spin").check(Contexts.hft(Setup.shipped())).reason()).contains("AUTO already spins");
   }
 
   @Test

@@ -25,19 +25,33 @@ class LeverPreconditionsTest {
   static final Setup PREPARED = Setup.of(S.withHostMemory(HostMemoryKind.PINNED).withStreams(1, true, false)
       .withAllocation(Allocation.PREALLOCATED, 0));
 
-  /** Contexts where levers apply: hft-lob from several anchors, a process job, class C allowed with causes. */
+  /** Pinned, asynchronous, preallocated, pipelined over 2 streams: where the signal stream has bulk streams beside. */
+  static final Setup TWO_STREAMS = PREPARED.withConfig(PREPARED.config().withStreams(2, true, false));
+
+  /**
+   * Contexts where levers apply: hft-lob from several anchors, a process job, class C allowed with causes, a job
+   * whose kernels use shared memory, one that honours warm-up.
+   */
   static List<LeverContext> contexts() {
     List<LeverContext> out = new ArrayList<>();
     for (Setup s : List.of(Setup.shipped(), PINNED, PREPARED, Setup.of(S.withAllocation(Allocation.POOL, 0)),
-        Setup.of(S.withKernelVariants(Map.of("lob_book", "warp"))))) {
+        Setup.of(S.withKernelVariants(Map.of("lob_book", "warp"))), TWO_STREAMS,
+        Setup.shipped().withScheduling(SchedulingMode.YIELD))) {
       out.add(Contexts.hft(s));
     }
+    out.add(new LeverContext(new SharedMemoryWorkload().spec(), Contexts.SIM_H200, List.of(),
+        Map.of(LeverContext.FACT_SHARED_MEMORY_KERNELS, 3.0), false, null));
+    out.add(new LeverContext(WARMING, Contexts.SIM_H200, List.of(), Map.of(), false, null));
     out.add(Contexts.process(Contexts.REAL_H200, Setup.shipped()));
     out.add(new LeverContext(Contexts.HFT, Contexts.SIM_H200, List.of(Contexts.suspect(Cause.POWER_THROTTLING),
         Contexts.suspect(Cause.CLOCK_DROP)), Map.of(), true, Setup.shipped()));
     out.add(new LeverContext(new GemmWorkload().spec(), Contexts.SIM_H200, List.of(), Map.of(), false, null));
     return out;
   }
+
+  /** A workload that honours warm-up only. */
+  static final io.gitm.workload.WorkloadSpec WARMING = new io.gitm.workload.WorkloadSpec("warming", "warms up",
+      List.of(), Set.of(io.gitm.workload.Knob.WARMUP), Map.of(), 0, "units/s", true);
 
   static Stream<String> everyLever() {
     return Levers.candidates(Contexts.hft(Setup.shipped())).stream().map(Lever::id);
@@ -123,9 +137,49 @@ class LeverPreconditionsTest {
           c.setup());
       assertThat(l.check(none).reason()).as(c.lever()).startsWith("the trace shows no");
     }
+    Lever carveout = Levers.byId("shared-carveout-max-l1");
     LeverContext shared = new LeverContext(Contexts.HFT, Contexts.SIM_H200, List.of(),
         Map.of(LeverContext.FACT_SHARED_MEMORY_KERNELS, 3.0), false, null);
-    assertThat(Levers.byId("shared-carveout-max-l1").check(shared).reason()).contains("dynamic shared memory");
+    assertThat(carveout.check(shared).applies()).isTrue();
+    LeverContext none = new LeverContext(Contexts.HFT, Contexts.SIM_H200, List.of(),
+        Map.of(LeverContext.FACT_SHARED_MEMORY_KERNELS, 0.0), false, null);
+    assertThat(carveout.check(none).reason()).startsWith("the trace shows no");
+    // unknown is not enough: the carve-out changes nothing unless a kernel uses shared memory
+    assertThat(carveout.check(Contexts.hft(Setup.shipped())).reason()).contains("unknown");
+  }
+
+  @Test
+  void streamPriorityAndTheL2WindowApplyOnlyOnTheJobsOwnStreamsAndChangeNothingElse() {
+    for (String id : List.of("stream-priority", "l2-persist-window")) {
+      Lever l = Levers.byId(id);
+      assertThat(l.check(Contexts.hft(PREPARED)).reason()).as(id).contains("streams-2");
+      Setup after = l.apply(TWO_STREAMS, Contexts.hft(TWO_STREAMS));
+      assertThat(after.config().streams()).as(id).isEqualTo(2);
+      assertThat(after.config().withLatencyStreamPriority(0).withL2PersistBytes(0)).as(id)
+          .isEqualTo(TWO_STREAMS.config());
+    }
+    Setup graph = TWO_STREAMS.withConfig(TWO_STREAMS.config().withGraphCapture(true));
+    assertThat(Levers.byId("stream-priority").check(Contexts.hft(graph)).reason()).contains("graph-capture");
+  }
+
+  @Test
+  void spinIsNotOfferedWhereAutoAlreadySpins() {
+    Lever spin = Levers.byId("sched-spin");
+    assertThat(spin.check(Contexts.hft(Setup.shipped())).reason()).contains("simulated device's AUTO spins");
+    LeverContext real16 = new LeverContext(Contexts.HFT, Contexts.REAL_H200, List.of(),
+        Map.of(LeverContext.FACT_HOST_CPUS, 16.0), false, null);
+    assertThat(spin.check(real16).reason()).contains("2 contexts on 16 logical CPUs");
+    LeverContext real1 = new LeverContext(Contexts.HFT, Contexts.REAL_H200, List.of(),
+        Map.of(LeverContext.FACT_HOST_CPUS, 1.0), false, null);
+    assertThat(spin.check(real1).applies()).isTrue();
+    assertThat(spin.check(real16.withSetup(Setup.shipped().withScheduling(SchedulingMode.BLOCKING_SYNC))).applies())
+        .isTrue();
+  }
+
+  @Test
+  void warmUpIsNotOfferedOnHftLob() {
+    assertThat(Levers.byId("warmup").check(Contexts.hft(Setup.shipped())).applies()).isFalse();
+    assertThat(Contexts.HFT.knobs()).doesNotContain(io.gitm.workload.Knob.WARMUP);
   }
 
   @Test

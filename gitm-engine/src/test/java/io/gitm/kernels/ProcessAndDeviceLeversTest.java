@@ -27,6 +27,8 @@ class ProcessAndDeviceLeversTest {
         "env-device-max-connections", "CUDA_DEVICE_MAX_CONNECTIONS=32",
         "env-module-loading-eager", "CUDA_MODULE_LOADING=EAGER",
         "env-tf32-override", "NVIDIA_TF32_OVERRIDE=1",
+        "env-torch-tf32", "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1",
+        "env-cuda-malloc-async", "PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync",
         "env-omp-threads", "OMP_NUM_THREADS=2");
     LeverContext process = Contexts.process(Contexts.REAL_H200, Setup.shipped());
     expected.forEach((id, assignment) -> {
@@ -40,6 +42,9 @@ class ProcessAndDeviceLeversTest {
       assertThat(l.check(Contexts.hft(Setup.shipped())).reason()).as(id).contains("managed job");
     });
     assertThat(Levers.byId("env-tf32-override").safety()).isEqualTo(SafetyClass.B);
+    assertThat(Levers.byId("env-torch-tf32").safety()).isEqualTo(SafetyClass.B);
+    assertThat(Levers.all().stream().filter(l -> l instanceof EnvironmentLever || l instanceof OmpThreads)
+        .map(Lever::id)).containsExactlyInAnyOrderElementsOf(expected.keySet());
   }
 
   @Test

@@ -36,8 +36,12 @@ final class KernelTiming {
     int regs = registersPerThread > 0 ? registersPerThread : ASSUMED_REGISTERS;
     int byRegs = s.registersPerSm() / (regs * warps * 32);
     int sharedCap = carveoutPercent < 0 ? s.sharedPerSm() : (int) ((long) s.sharedPerSm() * carveoutPercent / 100);
-    int bySmem = sharedBytes == 0 ? Integer.MAX_VALUE
-        : sharedCap / (sharedBytes + RESERVED_SHARED_PER_BLOCK);
+    int perBlock = sharedBytes + RESERVED_SHARED_PER_BLOCK;
+    int bySmem = sharedBytes == 0 ? Integer.MAX_VALUE : sharedCap / perBlock;
+    if (bySmem == 0 && carveoutPercent >= 0 && perBlock <= s.sharedPerSm()) {
+      // a preferred carve-out is a hint: the driver raises it as far as one block needs
+      bySmem = 1;
+    }
     return Math.max(0, Math.min(Math.min(s.maxBlocksPerSm(), byThreads), Math.min(byRegs, bySmem)));
   }
 

@@ -96,7 +96,7 @@ public final class HftLobWorkload implements Workload {
   static java.util.Set<Knob> knobs() {
     return EnumSet.of(Knob.HOST_MEMORY, Knob.ALLOCATION, Knob.STREAMS, Knob.ASYNC_COPIES, Knob.COPY_COMPUTE_OVERLAP,
         Knob.STREAM_PRIORITY, Knob.GRAPH_CAPTURE, Knob.BLOCK_SIZE, Knob.KERNEL_VARIANT, Knob.L2_PERSIST,
-        Knob.SHARED_CARVEOUT, Knob.WARMUP, Knob.BATCH_COALESCE);
+        Knob.SHARED_CARVEOUT, Knob.BATCH_COALESCE);
   }
 
   @Override

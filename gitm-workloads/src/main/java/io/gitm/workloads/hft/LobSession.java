@@ -36,10 +36,18 @@ import java.util.Map;
  * {@code batchCoalesce} input batches of messages) through the pipeline; with several buffer slots in flight
  * (several streams, or copy/compute overlap) a step queues its batch and retires the oldest, and the book and
  * feature state is chained from batch to batch by events so that results never depend on the configuration.
+ *
+ * <p>With several compute streams (and no graph capture) a batch's work is split in two: the bulk part (input copy,
+ * decode, routing: {@link #SIGNAL_FROM} kernels) runs on the batch's compute stream, and the latency-critical part
+ * (book, features, signal and the output they feed) on one signal stream shared by all batches, created at
+ * {@link ExecutionConfig#latencyStreamPriority()}; the bulk streams have the default priority 0. The signal stream
+ * carries the state chain, so a later batch's bulk kernels are the work it contends with.
  */
 final class LobSession implements Workload.Session {
   /** The default threads per block. */
   static final int DEFAULT_BLOCK = 128;
+  /** Kernels before the book ({@code lob_book}): the bulk part of a batch; the rest run on the signal stream. */
+  static final int SIGNAL_FROM = 5;
 
   private final Device device;
   private final ExecutionConfig cfg;
@@ -61,6 +69,8 @@ final class LobSession implements Workload.Session {
   private final List<Stream> copyInStreams = new ArrayList<>();
   private final List<Stream> copyOutStreams = new ArrayList<>();
   private final boolean ownDefault;
+  /** The latency-critical stream (book, features, signal), or null where a batch runs on one stream. */
+  private Stream signalStream;
   private final Slot[] slots;
   private State state;
   private final DeviceMemory weights;
@@ -89,6 +99,19 @@ final class LobSession implements Workload.Session {
     }
     if (c.mathMode() != MathMode.DEFAULT) {
       throw new IllegalArgumentException("hft-lob does no GEMMs: math mode must be DEFAULT, got " + c.mathMode());
+    }
+    if (c.warmup()) {
+      throw new IllegalArgumentException("hft-lob does not offer a warm-up: the gate discards a warm-up block per"
+          + " arm, so an untimed batch at open could not change a measured block");
+    }
+    if (c.latencyStreamPriority() != 0 && (c.streams() < 2 || c.graphCapture())) {
+      throw new IllegalArgumentException("hft-lob: a latency stream priority needs streams > 1 without graph capture"
+          + " (only there the signal stream runs beside bulk streams), got streams " + c.streams()
+          + (c.graphCapture() ? " with graph capture" : ""));
+    }
+    if (c.l2PersistBytes() > 0 && c.streams() < 2 && !c.copyComputeOverlap() && !c.graphCapture()) {
+      throw new IllegalArgumentException("hft-lob: an L2 window is set on the job's own streams, and this"
+          + " configuration runs on the legacy default stream (use streams > 1, copy/compute overlap or graph capture)");
     }
     if (c.copyComputeOverlap() && !c.asyncCopies()) {
       throw new IllegalArgumentException("hft-lob: copyComputeOverlap needs asyncCopies (synchronous copies cannot"
@@ -159,11 +182,13 @@ final class LobSession implements Workload.Session {
       block = blockSize(device, cfg, kernels);
       maxChunks = (maxMessages + block - 1) / block;
       // The legacy default stream serves the plain configuration only: it cannot be captured into a graph.
-      ownDefault = cfg.streams() > 1 || cfg.copyComputeOverlap() || cfg.latencyStreamPriority() != 0
-          || cfg.l2PersistBytes() > 0 || cfg.graphCapture();
+      ownDefault = cfg.streams() > 1 || cfg.copyComputeOverlap() || cfg.graphCapture();
       if (ownDefault) {
+        if (cfg.streams() > 1 && !cfg.graphCapture()) {
+          signalStream = device.createStream(cfg.latencyStreamPriority());
+        }
         for (int s = 0; s < cfg.streams(); s++) {
-          computeStreams.add(device.createStream(cfg.latencyStreamPriority()));
+          computeStreams.add(device.createStream(0));
           if (cfg.copyComputeOverlap()) {
             copyInStreams.add(device.createStream(0));
             copyOutStreams.add(device.createStream(0));
@@ -186,7 +211,8 @@ final class LobSession implements Workload.Session {
         device.synchronize(); // a pageable copy may return before its DMA lands
       }
       if (cfg.l2PersistBytes() > 0) {
-        for (Stream s : computeStreams) {
+        // the hot buffer (price levels) is read by the book kernel, so on the streams that run it
+        for (Stream s : signalStream != null ? List.of(signalStream) : computeStreams) {
           device.setL2AccessWindow(s, state.lv, 0, Math.min(cfg.l2PersistBytes(), state.lv.bytes()), 1.0f);
         }
       }
@@ -214,9 +240,6 @@ final class LobSession implements Workload.Session {
     this.module = m;
     this.weights = w;
     this.slots = made.toArray(new Slot[0]);
-    if (cfg.warmup()) {
-      warmup();
-    }
   }
 
   /**
@@ -351,6 +374,7 @@ final class LobSession implements Workload.Session {
     final Event computed;
     final Event done;
     final Event stateReady;
+    final Event routed;
     final Event[] marks;
     Batch fixed;
     GraphExec graph;
@@ -367,6 +391,7 @@ final class LobSession implements Workload.Session {
         computed = device.createEvent(false);
         done = device.createEvent(false);
         stateReady = device.createEvent(false);
+        routed = device.createEvent(false);
         for (int q = 0; q < marks.length; q++) {
           marks[q] = device.createEvent(true);
         }
@@ -395,7 +420,7 @@ final class LobSession implements Workload.Session {
       }
       RuntimeException first = null;
       java.util.List<AutoCloseable> all = new java.util.ArrayList<>(
-          java.util.Arrays.asList(hin, hout, h2d, allocated, computed, done, stateReady));
+          java.util.Arrays.asList(hin, hout, h2d, allocated, computed, done, stateReady, routed));
       all.addAll(java.util.Arrays.asList(marks));
       for (AutoCloseable c : all) {
         try {
@@ -455,25 +480,6 @@ final class LobSession implements Workload.Session {
       extras.put("batchLatencyNanos", (double) lastLatency);
     }
     return new IterationResult(t1 - t0, p.messages(), extras);
-  }
-
-  private void warmup() {
-    State scratch = new State();
-    try {
-      Pending p = enqueue(slots[0], scratch, 0, Math.min(k, inputBatches()), false, clock.nanos());
-      retire(p);
-    } finally {
-      device.synchronize();
-      scratch.close();
-      for (Slot s : slots) {
-        if (s.graph != null) {
-          s.graph.close();
-          s.graph = null;
-          s.graphKey = -1;
-        }
-      }
-      stateDone = null;
-    }
   }
 
   private Pending enqueue(Slot slot, State st, int firstInput, int inputs, boolean record, long t0) {
@@ -561,12 +567,18 @@ final class LobSession implements Workload.Session {
       }
     }
     device.memsetAsync(b.hist, 0, 0, 4L * chunks * n, cs);
+    Stream ks = cs;
     for (int q = 0; q < calls.length; q++) {
-      if (q == 5 && chained) {
-        cs.waitEvent(stateDone); // the book and feature state of the previous batch
+      if (q == SIGNAL_FROM && signalStream != null) {
+        slot.routed.record(cs);
+        signalStream.waitEvent(slot.routed);
+        ks = signalStream;
+      }
+      if (q == SIGNAL_FROM && chained) {
+        ks.waitEvent(stateDone); // the book and feature state of the previous batch
       }
       if (profile) {
-        slot.marks[mark++].record(cs);
+        slot.marks[mark++].record(ks);
         if (record) {
           Work w = calls[q].kernel.def().work().apply(calls[q].launch, calls[q].args);
           double[] acc = kernelWork.computeIfAbsent(kernels[q].def().entry(), x -> new double[4]);
@@ -576,18 +588,18 @@ final class LobSession implements Workload.Session {
           acc[3] += 1;
         }
       }
-      device.launch(calls[q].kernel, calls[q].launch, cs, calls[q].args);
+      device.launch(calls[q].kernel, calls[q].launch, ks, calls[q].args);
       if (profile) {
-        slot.marks[mark++].record(cs);
+        slot.marks[mark++].record(ks);
       }
       if (q == 6 && record) {
-        slot.stateReady.record(cs);
+        slot.stateReady.record(ks);
         stateDone = slot.stateReady;
       }
     }
     if (cfg.asyncCopies()) {
-      if (ys != cs) {
-        slot.computed.record(cs);
+      if (ys != ks) {
+        slot.computed.record(ks);
         ys.waitEvent(slot.computed);
       }
       if (profile) {
@@ -599,7 +611,7 @@ final class LobSession implements Workload.Session {
       }
       slot.done.record(ys);
     } else {
-      slot.computed.record(cs);
+      slot.computed.record(ks);
     }
     return new Pending(slot, b, cs, ys, firstInput, inputs, m, t0, record);
   }
@@ -741,6 +753,10 @@ final class LobSession implements Workload.Session {
   }
 
   private void closeStreams() {
+    if (signalStream != null) {
+      signalStream.close();
+      signalStream = null;
+    }
     if (ownDefault) {
       for (Stream s : computeStreams) {
         s.close();

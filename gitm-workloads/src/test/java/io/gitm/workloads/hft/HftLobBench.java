@@ -73,7 +73,7 @@ public final class HftLobBench {
         new Named("prealloc+graph+2streams", graph.withStreams(2, true, false)),
         new Named("prealloc+graph+block256", graph.withBlockSize(256)),
         new Named("prealloc+graph+block64", graph.withBlockSize(64)),
-        new Named("prealloc+graph+prio-3", graph.withLatencyStreamPriority(-3)),
+        new Named("prealloc+2streams+prio-3", pre.withStreams(2, true, false).withLatencyStreamPriority(-3)),
         new Named("prealloc+graph+coalesce4", graph.withBatchCoalesce(4)),
         new Named("prealloc+graph+2streams+coalesce4", graph.withStreams(2, true, false).withBatchCoalesce(4)),
         new Named("pinned+async+prealloc+warpbook", pre.withKernelVariants(WARP)),

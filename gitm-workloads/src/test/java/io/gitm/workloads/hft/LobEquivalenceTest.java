@@ -78,15 +78,17 @@ class LobEquivalenceTest {
         Arguments.of("3 streams, sync copies", s.withStreams(3, false, false)),
         Arguments.of("4 streams, async, overlap, pool", pinnedAsync.withStreams(4, true, true)
             .withAllocation(Allocation.POOL, 0)),
-        Arguments.of("stream priority", s.withLatencyStreamPriority(-2)),
+        Arguments.of("2 streams, stream priority", s.withStreams(2, false, false).withLatencyStreamPriority(-2)),
+        Arguments.of("4 streams, async, overlap, priority", pinnedAsync.withStreams(4, true, true)
+            .withLatencyStreamPriority(-3)),
         Arguments.of("graph", pinnedAsync.withAllocation(Allocation.PREALLOCATED, 0).withGraphCapture(true)),
         Arguments.of("graph on 2 streams", pinnedAsync.withStreams(2, true, false)
             .withAllocation(Allocation.PREALLOCATED, 0).withGraphCapture(true)),
         Arguments.of("block 32", s.withBlockSize(32)),
         Arguments.of("block 1024", s.withBlockSize(1024)),
         Arguments.of("carve-out", s.withSharedCarveout(100)),
-        Arguments.of("L2 window", s.withL2PersistBytes(1 << 20)),
-        Arguments.of("warmup", s.withWarmup(true)),
+        Arguments.of("L2 window on 2 streams", s.withStreams(2, false, false).withL2PersistBytes(1 << 20)),
+        Arguments.of("L2 window with overlap", pinnedAsync.withStreams(1, true, true).withL2PersistBytes(1 << 20)),
         Arguments.of("coalesce 3", s.withBatchCoalesce(3)),
         Arguments.of("warp book", s.withKernelVariants(Map.of("lob_book", "warp"))),
         Arguments.of("warp book, block 32, graph, coalesce 2", pinnedAsync.withAllocation(Allocation.PREALLOCATED, 0)
@@ -196,17 +198,20 @@ class LobEquivalenceTest {
     assertThat(d.hostAllocs).containsKey(HostMemoryKind.PINNED);
     assertThat(d.streamPriorities).contains(-3);
     assertThat(d.count("carveout", 0)).isEqualTo(8);
-    assertThat(d.count("l2window", 0)).isEqualTo(2);
+    assertThat(d.count("l2window", 0)).as("on the signal stream, which runs the book").isEqualTo(1);
     assertThat(d.count("waitEvent", 0)).isPositive();
     assertThat(d.calls).containsKey("launch:lob_book:block256");
   }
 
   @Test
-  void warmupDoesNotChangeTheOutput() {
+  void theSignalStreamAloneTakesTheLatencyPriorityAndTheBulkStreamsKeepTheDefault() {
     EmulatedDevice d = new EmulatedDevice();
-    OutputDigest out = runAll(d, ExecutionConfig.shipped().withWarmup(true));
-    assertThat(out.sha256()).isEqualTo(reference.sha256());
-    assertThat(d.count("launch", 0)).isEqualTo(8 * ((file.count() + SMALL.batchMessages() - 1) / SMALL.batchMessages() + 1));
+    runAll(d, ExecutionConfig.shipped().withStreams(3, false, false).withLatencyStreamPriority(-2));
+    // one signal stream, three bulk streams
+    assertThat(d.streamPriorities).containsExactlyInAnyOrder(-2, 0, 0, 0);
+    EmulatedDevice one = new EmulatedDevice();
+    runAll(one, ExecutionConfig.shipped().withHostMemory(HostMemoryKind.PINNED).withStreams(1, true, true));
+    assertThat(one.streamPriorities).containsOnly(0);
   }
 
   @Test
@@ -223,6 +228,11 @@ class LobEquivalenceTest {
         .hasMessageContaining("variant 'smem' unknown");
     assertThatThrownBy(() -> LobSession.check(s.withMathMode(io.gitm.device.MathMode.TF32)))
         .hasMessageContaining("math mode");
+    assertThatThrownBy(() -> LobSession.check(s.withWarmup(true))).hasMessageContaining("does not offer a warm-up");
+    assertThatThrownBy(() -> LobSession.check(s.withLatencyStreamPriority(-1)))
+        .hasMessageContaining("needs streams > 1");
+    assertThatThrownBy(() -> LobSession.check(s.withL2PersistBytes(1 << 20)))
+        .hasMessageContaining("legacy default stream");
   }
 
   @Test
