@@ -145,6 +145,24 @@ class AgentTest {
   }
 
   @Test
+  void anEnablerThatCrashesInItsFirstBundleIsNotTriedAlone() {
+    // "graph" needs "async" and is predicted far above it, so the bundle of the two is the first trial; "async" is
+    // what crashes. It never ran alone, so it is banned: its own trial alone would crash the job again.
+    SyntheticJob job = new SyntheticJob(26).crashes("async").effect("good", 1.1);
+    Result r = optimize(job, List.of(replay(SyntheticLever.a("async"), 1.03),
+        replay(SyntheticLever.needing("graph", "async"), 1.4), replay(SyntheticLever.a("good"), 1.1)),
+        OPTIONS.withTarget(0.5));
+
+    assertThat(trialsOf(r, "async")).singleElement().satisfies(t -> {
+      assertThat(t.kind()).isEqualTo(Kind.BUNDLE);
+      assertThat(t.verdict().outcome()).isEqualTo(Outcome.CRASH);
+    });
+    assertThat(job.opensWith(Set.of("async"))).isEqualTo(1);
+    assertThat(r.keptLevers()).containsExactly("good");
+    assertThat(r.detail()).contains("not tried again after a failed trial: async, graph");
+  }
+
+  @Test
   void aCombinationThatCrashedIsNeverRunAgainThoughItsLeversAre() {
     // p and q run alone but crash together; p and r help only together. The pair p+q crashes first; p+r is kept;
     // q+s on top of it would hold p and q again. Pass bar: in all 10 seeds p and q are never together again.
