@@ -386,13 +386,13 @@ public final class Agent {
               + " left for applying; a larger --budget gives the gates room", shortNeeded, Math.max(0, shortLeft)));
         }
         return result(StopReason.DEADLINE, "the next trial could not have finished before the deadline"
-            + left(false));
+            + left());
       }
       if (targetReached()) {
         return result(StopReason.TARGET_REACHED, "target " + percent(options.target()) + " reached"
-            + (skippedForTarget ? "; the levers left were not promising" : "; nothing left to try") + left(true));
+            + (skippedForTarget ? "; the levers left were not promising" : "; nothing left to try") + left());
       }
-      String left = left(false);
+      String left = left();
       return result(StopReason.EXHAUSTED, (left.isEmpty() ? "every candidate tried" : "nothing left that could be"
           + " tried" + left) + "; target " + percent(options.target()) + " not reached");
     }
@@ -401,7 +401,7 @@ public final class Agent {
      * What was left untried, for the stop line: the candidates never tried with the reason of each, the levers not
      * retried after a failure, and the pairs left at the cap; empty when nothing was left.
      */
-    private String left(boolean afterTarget) {
+    private String left() {
       List<String> parts = new ArrayList<>();
       if (!notTried.isEmpty()) {
         parts.add(notTried.size() + (notTried.size() == 1 ? " candidate" : " candidates") + " never tried: "
@@ -414,9 +414,6 @@ public final class Agent {
       if (pairsLeftAtCap > 0) {
         parts.add(pairsLeftAtCap + (pairsLeftAtCap == 1 ? " pair" : " pairs") + " of inconclusive levers left"
             + " untried at the cap of " + options.maxPairs() + " pairs");
-      }
-      if (afterTarget && parts.isEmpty()) {
-        return "";
       }
       return parts.isEmpty() ? "" : " (" + String.join("; ", parts) + ")";
     }
@@ -724,7 +721,6 @@ public final class Agent {
       Setup heldSetup = passed.candidate();
       Set<Candidate> checked = new HashSet<>();
       TrialRecord subset = null;
-      List<String> dropped = new ArrayList<>();
       boolean unchecked = false;
       boolean failed = false;
       while (!held.isEmpty()) {
@@ -782,7 +778,6 @@ public final class Agent {
         }
         held = rest;
         heldSetup = without;
-        dropped.add(member.id());
       }
       boolean whole = held.size() == levers.size() || (unchecked && subset == null);
       if (!failed && !whole && !held.isEmpty() && subset == null && stopped == null) {
