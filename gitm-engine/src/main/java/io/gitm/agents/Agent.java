@@ -26,12 +26,28 @@ import org.hipparchus.distribution.continuous.NormalDistribution;
  * whose veto is the {@link Gate}.
  *
  * <p>It ranks the candidates by expected gain times the chance that the gain is real, per unit of trial cost, and
- * tries them one at a time on top of the current anchor, so that the levers it keeps accumulate. After that pass it
- * tries, two at a time, the levers whose trial was inconclusive but did not rule out a gain (a lever may help only in
- * combination with another): those whose interval reaches above 1 and that either measured above 1 or were
- * predicted a fair chance of a gain ({@link Options#promisingChance()}). A lever whose trial crashed, hung, ran out of memory, failed the device, produced NaN or
- * changed the output is never tried again. It stops at the deadline (a trial is not started when the longest trial
- * so far would end past it), or when the target is reached and nothing promising is left, or when all is tried.
+ * tries them one at a time on top of the current anchor, so that the levers it keeps accumulate. A candidate that does
+ * not apply to the anchor (graph capture before asynchronous copies, pinned memory and preallocation) is tried, where
+ * its own rank puts it, in a bundle with the fewest other candidates (at most {@link #MAX_ENABLERS}) that make it
+ * apply, these first: its enablers may gain nothing alone. After that pass it tries, two at a time (at most
+ * {@link Options#maxPairs()}), the levers whose trial was inconclusive but did not rule out a gain (a lever may help
+ * only in combination with another): those whose interval reaches above 1 and that either measured above 1 or were
+ * predicted a fair chance of a gain ({@link Options#promisingChance()}).
+ *
+ * <p>A combination (pair or bundle) that passes the gate is not kept whole before each member is shown to matter: each
+ * member is dropped unless the combination is significantly better (by the gate) than the same without it, weakest
+ * member first; an enabler stays while a member that needs it does; when members were dropped, what is left is gated
+ * against the anchor and kept only if it passes. So a lever that rides along with one that helps is not kept, and each
+ * kept lever's claim rests on a gate that measured it.
+ *
+ * <p>A trial whose candidate crashed, hung, ran out of memory, failed the device, produced NaN, changed the output or
+ * could not be set up rules out, for the rest of the search, every setup that holds all of that trial's levers; and
+ * each of its levers is never tried again unless the trial held several and that lever had run alone before without
+ * failing (a lever that never ran alone cannot be cleared of the failure; one that did is still tried in other
+ * combinations). It stops at the deadline (a trial is not started when the longest trial
+ * so far would end past it), or when the target is reached and nothing promising is left, or when nothing is left to
+ * try; the stop line names the candidates never tried with the reason, the levers not tried again after a failure and
+ * the pairs left at the cap.
  * When time allows it then confirms the result with one more gate, the original setup against the final one: a
  * replication on fresh blocks. A final setup that this confirmation does not find significantly better (it may be
  * better by less than the minimum gain), or finds failing, is given up for the original: after many trials one of
@@ -53,6 +69,9 @@ public final class Agent {
 
   /** Rounds of singles and pairs for levers that start to apply only after the first round's anchor. */
   static final int LATE_ROUNDS = 3;
+
+  /** The most other candidates tried together with a deferred lever to make it apply. */
+  static final int MAX_ENABLERS = 3;
 
   public Agent(Ticker ticker, Options options) {
     if (ticker == null || options == null) {
@@ -102,7 +121,7 @@ public final class Agent {
   public enum StopReason {
     /** The target was reached and nothing promising was left to try. */
     TARGET_REACHED,
-    /** Every candidate (and every promising pair) was tried. */
+    /** Nothing was left that could be tried (the detail names what was left untried and why). */
     EXHAUSTED,
     /** The next trial could not have finished before the deadline. */
     DEADLINE,
@@ -170,7 +189,8 @@ public final class Agent {
    *     trial cost in the ranking and, when positive, keeps the first trial from starting too close to the deadline
    * @param promisingChance the chance of a real gain (at least the gate's minimum) below which an untried lever is
    *     not promising: such levers are skipped once the target is reached
-   * @param maxPairs the most pair trials of the second pass
+   * @param maxPairs the most pair trials of the second pass (bundles of a deferred lever with its enablers, and the
+   *     checks of a passed combination's members, are not counted)
    * @param confirm whether to end with a confirmation gate of the original against the final setup (when time
    *     allows); a final setup it does not find significantly better is given up for the original
    */
@@ -249,8 +269,23 @@ public final class Agent {
      * lever, e.g. graph capture after pinned memory and preallocation): checked again whenever the anchor moves.
      */
     private final List<Candidate> deferred = new ArrayList<>();
-    /** Pairs already tried, with the anchor they were tried on: a later round of pairs does not repeat them. */
-    private final Set<List<String>> pairsTried = new HashSet<>();
+    /**
+     * Pairs and bundles already tried (their levers joined, and the anchor's): a later round does not repeat them on
+     * the same anchor.
+     */
+    private final Set<List<String>> combinationsTried = new HashSet<>();
+    /** Deferred candidates not yet tried in a bundle with the levers that make them apply. */
+    private final List<Candidate> toBundle = new ArrayList<>();
+    /** The levers of each trial whose candidate failed: no setup holding all of one of these is tried again. */
+    private final Set<Set<String>> failedCombinations = new HashSet<>();
+    /** Levers that ran alone on the anchor in a trial that did not fail. */
+    private final Set<String> ranAlone = new HashSet<>();
+    /** What each lever's last trial alone on the anchor measured. */
+    private final Map<String, Double> aloneGain = new HashMap<>();
+    /** This search's trials by key: a question asked again gets the first answer. */
+    private final Map<TrialRecord.Key, TrialRecord> done = new HashMap<>();
+    /** Pairs that were left untried because {@link Options#maxPairs()} were tried. */
+    private int pairsLeftAtCap;
     private final Map<String, String> notTried = new LinkedHashMap<>();
     private final List<TrialRecord> trials = new ArrayList<>();
     private final List<Candidate> kept = new ArrayList<>();
@@ -326,6 +361,7 @@ public final class Agent {
           .thenComparing(c -> -c.predictedGain()).thenComparing(Candidate::id);
       List<Candidate> ranked = new ArrayList<>(usable);
       ranked.sort(order);
+      toBundle.addAll(deferred);
       singles(ranked, order, minGain);
       pairs();
       // pairs may have moved the anchor far enough for deferred levers to apply: more rounds of singles (and of the
@@ -349,14 +385,37 @@ public final class Agent {
               + " before the deadline: a gate at this job's speed is expected to take about %.0f s and %.0f s were"
               + " left for applying; a larger --budget gives the gates room", shortNeeded, Math.max(0, shortLeft)));
         }
-        return result(StopReason.DEADLINE, "the next trial could not have finished before the deadline");
+        return result(StopReason.DEADLINE, "the next trial could not have finished before the deadline"
+            + left());
       }
       if (targetReached()) {
         return result(StopReason.TARGET_REACHED, "target " + percent(options.target()) + " reached"
-            + (skippedForTarget ? "; the levers left were not promising" : "; nothing left to try"));
+            + (skippedForTarget ? "; the levers left were not promising" : "; nothing left to try") + left());
       }
-      return result(StopReason.EXHAUSTED, "every candidate tried; target " + percent(options.target())
-          + " not reached");
+      String left = left();
+      return result(StopReason.EXHAUSTED, (left.isEmpty() ? "every candidate tried" : "nothing left that could be"
+          + " tried" + left) + "; target " + percent(options.target()) + " not reached");
+    }
+
+    /**
+     * What was left untried, for the stop line: the candidates never tried with the reason of each, the levers not
+     * retried after a failure, and the pairs left at the cap; empty when nothing was left.
+     */
+    private String left() {
+      List<String> parts = new ArrayList<>();
+      if (!notTried.isEmpty()) {
+        parts.add(notTried.size() + (notTried.size() == 1 ? " candidate" : " candidates") + " never tried: "
+            + String.join("; ", notTried.entrySet().stream().map(e -> e.getKey() + " (" + e.getValue() + ")")
+            .toList()));
+      }
+      if (!banned.isEmpty()) {
+        parts.add("not tried again after a failed trial: " + String.join(", ", banned.stream().sorted().toList()));
+      }
+      if (pairsLeftAtCap > 0) {
+        parts.add(pairsLeftAtCap + (pairsLeftAtCap == 1 ? " pair" : " pairs") + " of inconclusive levers left"
+            + " untried at the cap of " + options.maxPairs() + " pairs");
+      }
+      return parts.isEmpty() ? "" : " (" + String.join("; ", parts) + ")";
     }
 
     /** Deferred candidates that apply to the anchor now, taken out of the deferred list. */
@@ -364,36 +423,111 @@ public final class Agent {
       List<Candidate> out = new ArrayList<>();
       for (java.util.Iterator<Candidate> it = deferred.iterator(); it.hasNext(); ) {
         Candidate d = it.next();
-        if (whyNot(d.lever()) == null) {
+        if (!banned.contains(d.id()) && whyNot(d.lever()) == null) {
           it.remove();
           notTried.remove(d.id());
+          usable.add(d);
           out.add(d);
         }
       }
       return out;
     }
 
-    /** Tries each of {@code ranked} alone, in order; levers that start to apply as the anchor moves join in. */
+    /**
+     * Tries each of {@code ranked} alone, in order; levers that start to apply as the anchor moves join in. A
+     * deferred lever is tried in a bundle with its missing enablers where its own rank would put it.
+     */
     private void singles(List<Candidate> ranked, Comparator<Candidate> order, double minGain) {
-      while (!ranked.isEmpty()) {
-        Candidate c = ranked.removeFirst();
-        if (stopped != null) {
+      while (stopped == null) {
+        toBundle.removeIf(d -> banned.contains(d.id()) || !deferred.contains(d));
+        Candidate d = toBundle.stream().min(order).orElse(null);
+        Candidate c = ranked.isEmpty() ? null : ranked.getFirst();
+        if (c == null && d == null) {
           break;
         }
-        if (targetReached() && c.chanceOfGain(minGain) < options.promisingChance()) {
-          skippedForTarget = true;
-          notTried.put(c.id(), "target reached and its chance of a gain is below "
-              + percent(options.promisingChance()));
-          continue;
-        }
         Setup before = anchor;
-        attempt(Kind.SINGLE, List.of(c));
+        if (d != null && (c == null || order.compare(d, c) < 0)) {
+          toBundle.remove(d);
+          if (targetReached() && d.chanceOfGain(minGain) < options.promisingChance()) {
+            skippedForTarget = true;
+            continue;
+          }
+          bundle(d, order);
+        } else {
+          ranked.removeFirst();
+          if (banned.contains(c.id())) {
+            continue;
+          }
+          if (targetReached() && c.chanceOfGain(minGain) < options.promisingChance()) {
+            skippedForTarget = true;
+            notTried.put(c.id(), "target reached and its chance of a gain is below "
+                + percent(options.promisingChance()));
+            continue;
+          }
+          attempt(Kind.SINGLE, List.of(c));
+        }
         if (!anchor.equals(before) && !deferred.isEmpty()) {
           // the anchor moved: levers whose preconditions it now meets join the ranking
           ranked.addAll(nowApplicable());
           ranked.sort(order);
         }
       }
+    }
+
+    /**
+     * A deferred lever together with the fewest candidates (at most {@link #MAX_ENABLERS}) that make it apply, the
+     * enablers first; alone when the anchor now meets its precondition.
+     */
+    private void bundle(Candidate d, Comparator<Candidate> order) {
+      if (whyNot(d.lever()) == null) {
+        deferred.remove(d);
+        notTried.remove(d.id());
+        usable.add(d);
+        attempt(Kind.SINGLE, List.of(d));
+        return;
+      }
+      List<Candidate> pool = usable.stream().filter(c -> !kept.contains(c) && !banned.contains(c.id())
+          && !deferred.contains(c)).sorted(order).toList();
+      List<Candidate> levers = null;
+      for (int size = 1; size <= Math.min(MAX_ENABLERS, pool.size()) && levers == null; size++) {
+        levers = enabling(d, pool, size, 0, new ArrayList<>());
+      }
+      if (levers == null) {
+        return;
+      }
+      if (!combinationsTried.add(List.of(String.join("+", ids(levers)), String.join("+", ids(kept))))) {
+        return;
+      }
+      double predicted = levers.stream().mapToDouble(Candidate::predictedGain).reduce(1, (x, y) -> x * y);
+      String basis = String.join("+", levers.stream().map(Candidate::basis).distinct().toList());
+      if (attempt(Kind.BUNDLE, levers, predicted, basis) != null) {
+        notTried.remove(d.id());
+      }
+      if (kept.contains(d)) {
+        deferred.remove(d);
+      }
+    }
+
+    /** The first {@code size} levers of {@code pool} (in its order) that make {@code d} apply, arranged, d last. */
+    private List<Candidate> enabling(Candidate d, List<Candidate> pool, int size, int from, List<Candidate> chosen) {
+      if (chosen.size() == size) {
+        Built b = arrange(anchor, chosen);
+        if (b == null || !applies(d, b.setup())) {
+          return null;
+        }
+        List<Candidate> levers = new ArrayList<>(b.order());
+        levers.add(d);
+        return blocked(levers) ? null : levers;
+      }
+      for (int i = from; i < pool.size(); i++) {
+        chosen.add(pool.get(i));
+        List<Candidate> found = enabling(d, pool, size, i + 1, chosen);
+        chosen.removeLast();
+        if (found != null) {
+          return found;
+        }
+      }
+      return null;
     }
 
     /**
@@ -425,16 +559,7 @@ public final class Agent {
           continue;
         }
         for (Candidate d : deferred) {
-          if (banned.contains(d.id())) {
-            continue;
-          }
-          Lever.Applicability a;
-          try {
-            a = d.lever().check(context.withSetup(with));
-          } catch (RuntimeException ex) {
-            continue;
-          }
-          if (a != null && a.applies()) {
+          if (!banned.contains(d.id()) && applies(d, with)) {
             pairs.add(new Pair(e.getKey(), d, e.getValue().and(new Belief(d.predictedGain(), d.uncertainty()))));
           }
         }
@@ -444,21 +569,28 @@ public final class Agent {
       double minGain = options.gate().minGain();
       int tried = 0;
       for (Pair p : pairs) {
-        if (stopped != null || tried >= options.maxPairs()) {
+        if (stopped != null) {
           break;
         }
-        if (kept.contains(p.a()) || kept.contains(p.b())) {
+        List<Candidate> levers = List.of(p.a(), p.b());
+        if (kept.contains(p.a()) || kept.contains(p.b()) || blocked(levers)) {
           continue;
         }
         if (targetReached() && p.belief().gain() < 1 + minGain) {
           skippedForTarget = true;
           continue;
         }
-        if (!pairsTried.add(List.of(p.a().id(), p.b().id(), String.join("+", ids(kept))))) {
+        List<String> key = List.of(String.join("+", ids(levers)), String.join("+", ids(kept)));
+        if (combinationsTried.contains(key)) {
           continue;
         }
+        if (tried >= options.maxPairs()) {
+          pairsLeftAtCap++;
+          continue;
+        }
+        combinationsTried.add(key);
         String basis = p.a().basis() + "+" + p.b().basis() + "+measured";
-        if (attempt(Kind.PAIR, List.of(p.a(), p.b()), p.belief().gain(), basis) != null) {
+        if (attempt(Kind.PAIR, levers, p.belief().gain(), basis) != null) {
           tried++;
           if (kept.contains(p.b())) {
             deferred.remove(p.b());
@@ -513,9 +645,9 @@ public final class Agent {
 
     /**
      * Tries {@code levers} on top of the anchor (or reuses the earlier search's verdict), and moves the anchor when
-     * the gate keeps them.
+     * the gate keeps them (a combination: those of its members that matter).
      *
-     * @return the trial, or null when none was made (no time)
+     * @return the trial, or null when none was made (no time, or the setup holds a combination that failed before)
      */
     private TrialRecord attempt(Kind kind, List<Candidate> levers) {
       return attempt(kind, levers, levers.stream().mapToDouble(Candidate::predictedGain).reduce(1, (x, y) -> x * y),
@@ -527,8 +659,11 @@ public final class Agent {
         stop(StopReason.INTERRUPTED, "interrupted");
         return null;
       }
+      if (blocked(levers)) {
+        return null;
+      }
       List<String> ids = ids(levers);
-      TrialRecord.Key key = new TrialRecord.Key(kind, ids, ids(kept));
+      List<String> anchorIds = ids(kept);
       Setup candidate = anchor;
       String refused = null;
       for (Candidate c : levers) {
@@ -547,55 +682,233 @@ public final class Agent {
       if (refused == null && candidate.equals(anchor)) {
         refused = "lever" + (ids.size() > 1 ? "s " : " ") + String.join(", ", ids) + " changed nothing";
       }
-      TrialRecord earlierTrial = earlier.remove(key);
-      TrialRecord t;
-      if (earlierTrial != null && refused == null && earlierTrial.candidate().equals(candidate)) {
-        t = new TrialRecord(trials.size(), kind, ids, key.anchorLevers(), earlierTrial.candidate(), predicted, basis,
-            earlierTrial.verdict());
-        reused++;
-        trials.add(t);
-      } else {
-        Verdict v;
-        if (refused != null) {
-          v = Verdict.refused(refused);
-          candidate = anchor;
-        } else if (!fits(levers)) {
-          outOfTime = true;
-          return null;
-        } else {
-          v = gate.judge(job, anchor, candidate, safety(levers), safety(levers) == SafetyClass.B ? toleranceLeft : 0,
-              deadline);
-        }
-        t = new TrialRecord(trials.size(), kind, ids, key.anchorLevers(), candidate, predicted, basis, v);
-        trials.add(t);
-        if (v.outcome() != Outcome.INTERRUPTED) {
-          listener.trialDone(t);
-        }
+      boolean combination = levers.size() > 1;
+      List<TrialRecord.Key> keys = new ArrayList<>(List.of(new TrialRecord.Key(kind, ids, anchorIds)));
+      if (combination) {
+        keys.add(new TrialRecord.Key(Kind.MEMBER, ids, anchorIds));
       }
+      Measured m = measure(keys, anchor, candidate, refused, levers);
+      if (m == null) {
+        return null;
+      }
+      if (combination && m.verdict().kept() && m.previous() == null) {
+        return keepMembers(kind, levers, m, predicted, basis);
+      }
+      TrialRecord t = journal(kind, ids, anchorIds, m, predicted, basis);
       learn(t, levers);
+      if (t.kept()) {
+        adopt(t.candidate(), levers, t.verdict());
+      }
       return t;
     }
 
+    /**
+     * A combination passed the gate: before the anchor moves, each member whose removal leaves a setup that can be
+     * made is checked, weakest evidence first (what it measured alone, else its prediction): the setup with the
+     * members still held against the same without it ({@link Kind#MEMBER}). A member is dropped unless the gate keeps
+     * the setup with it (significantly better by the minimum gain); a member without which another one does not
+     * apply (an enabler) stays while that one does. The last member left is checked against the anchor itself, and
+     * when members were dropped what is left is gated against the anchor ({@link Kind#SUBSET}): only a set that
+     * passed a gate against the anchor becomes the anchor. The combination itself is journaled after these checks,
+     * as {@code kind} when all its members stayed (it becomes the anchor) and as {@link Kind#MEMBER} otherwise. When
+     * there is no time left for the checks, the combination is kept whole, as its gate passed it.
+     */
+    private TrialRecord keepMembers(Kind kind, List<Candidate> levers, Measured passed, double predicted,
+        String basis) {
+      Setup start = anchor;
+      List<String> startIds = ids(kept);
+      List<Candidate> held = new ArrayList<>(levers);
+      Setup heldSetup = passed.candidate();
+      Set<Candidate> checked = new HashSet<>();
+      TrialRecord subset = null;
+      boolean unchecked = false;
+      boolean failed = false;
+      while (!held.isEmpty()) {
+        if (stopped != null || Thread.currentThread().isInterrupted()) {
+          unchecked = true;
+          break;
+        }
+        Candidate member = null;
+        Setup without = null;
+        for (Candidate c : byEvidence(held)) {
+          if (checked.contains(c)) {
+            continue;
+          }
+          Built b = arrange(start, minus(held, c));
+          if (b != null) {
+            member = c;
+            without = b.setup();
+            break;
+          }
+        }
+        if (member == null) {
+          break;
+        }
+        checked.add(member);
+        List<Candidate> rest = minus(held, member);
+        Kind k = rest.isEmpty() ? Kind.SUBSET : Kind.MEMBER;
+        List<String> armIds = new ArrayList<>(startIds);
+        armIds.addAll(ids(rest));
+        Measured m = measure(List.of(new TrialRecord.Key(k, List.of(member.id()), armIds)), without, heldSetup, null,
+            held);
+        if (m == null) {
+          unchecked = true;
+          break;
+        }
+        TrialRecord t = journal(k, List.of(member.id()), armIds, m, member.predictedGain(), member.basis());
+        learn(t, held);
+        Verdict v = t.verdict();
+        if (v.outcome() == Outcome.INTERRUPTED || v.outcome() == Outcome.OUT_OF_BUDGET) {
+          unchecked = true;
+          break;
+        }
+        if (v.failedArm() == Arm.CANDIDATE && v.outcome().failure()) {
+          failed = true;
+          break;
+        }
+        if (v.kept()) {
+          if (rest.isEmpty()) {
+            subset = t;
+          }
+          continue;
+        }
+        if (v.failedArm() == Arm.ANCHOR) {
+          // the setup without it failed: it stays
+          continue;
+        }
+        held = rest;
+        heldSetup = without;
+      }
+      boolean whole = held.size() == levers.size() || (unchecked && subset == null);
+      if (!failed && !whole && !held.isEmpty() && subset == null && stopped == null) {
+        Measured m = measure(List.of(new TrialRecord.Key(Kind.SUBSET, ids(held), startIds)), start, heldSetup, null,
+            held);
+        if (m == null) {
+          whole = true;
+          unchecked = true;
+        } else {
+          TrialRecord t = journal(Kind.SUBSET, ids(held), startIds, m, held.stream()
+              .mapToDouble(Candidate::predictedGain).reduce(1, (x, y) -> x * y), basis);
+          learn(t, held);
+          if (t.verdict().outcome() == Outcome.INTERRUPTED || t.verdict().outcome() == Outcome.OUT_OF_BUDGET) {
+            whole = true;
+            unchecked = true;
+          } else if (t.kept()) {
+            subset = t;
+          }
+        }
+      }
+      if (failed || stopped == StopReason.INTERRUPTED) {
+        whole = false;
+        subset = null;
+      }
+      TrialRecord combination = journal(whole ? kind : Kind.MEMBER, ids(levers), startIds, passed, predicted, basis);
+      learn(combination, levers);
+      if (whole) {
+        adopt(passed.candidate(), levers, passed.verdict());
+        if (unchecked && levers.size() > 1) {
+          note += "; " + String.join("+", ids(levers)) + " kept whole: no time to check that each member matters";
+        }
+      } else if (subset != null) {
+        adopt(subset.candidate(), held, subset.verdict());
+      }
+      return combination;
+    }
+
+    /** {@code levers} ordered by the evidence that they help, weakest first: measured alone, else predicted. */
+    private List<Candidate> byEvidence(List<Candidate> levers) {
+      return levers.stream().sorted(Comparator.<Candidate>comparingDouble(
+          c -> aloneGain.getOrDefault(c.id(), c.predictedGain())).thenComparing(Candidate::id)).toList();
+    }
+
+    /**
+     * The verdict of {@code candidate} against {@code arm}: the one this search already has under one of
+     * {@code keys}, else the earlier search's (when it measured the same setup), else a new gate.
+     *
+     * @return the verdict, or null when the trial could not have finished before the deadline
+     */
+    private Measured measure(List<TrialRecord.Key> keys, Setup arm, Setup candidate, String refused,
+        List<Candidate> levers) {
+      for (TrialRecord.Key key : keys) {
+        TrialRecord d = done.get(key);
+        if (d != null && d.candidate().equals(refused == null ? candidate : arm)) {
+          return new Measured(d.verdict(), d.candidate(), false, d);
+        }
+      }
+      for (TrialRecord.Key key : keys) {
+        TrialRecord e = earlier.get(key);
+        if (e != null && refused == null && e.candidate().equals(candidate)) {
+          earlier.remove(key);
+          return new Measured(e.verdict(), e.candidate(), true, null);
+        }
+      }
+      if (refused != null) {
+        return new Measured(Verdict.refused(refused), arm, false, null);
+      }
+      if (!fits(levers)) {
+        outOfTime = true;
+        return null;
+      }
+      SafetyClass s = safety(levers);
+      return new Measured(gate.judge(job, arm, candidate, s, s == SafetyClass.B ? toleranceLeft : 0, deadline),
+          candidate, false, null);
+    }
+
+    /** Adds a trial to the search's list and tells the listener (unless it was reused or interrupted). */
+    private TrialRecord journal(Kind kind, List<String> ids, List<String> armIds, Measured m, double predicted,
+        String basis) {
+      if (m.previous() != null) {
+        return m.previous();
+      }
+      TrialRecord t = new TrialRecord(trials.size(), kind, ids, armIds, m.candidate(), predicted, basis, m.verdict());
+      trials.add(t);
+      done.put(t.key(), t);
+      if (m.reused()) {
+        reused++;
+      } else if (m.verdict().outcome() != Outcome.INTERRUPTED) {
+        listener.trialDone(t);
+      }
+      return t;
+    }
+
+    /** Moves the anchor to {@code setup}, which has {@code levers} on top of the anchor, as {@code v} measured. */
+    private void adopt(Setup setup, List<Candidate> levers, Verdict v) {
+      anchor = setup;
+      kept.addAll(levers);
+      chainedGain *= v.gain();
+      if (safety(levers) == SafetyClass.B && v.outputDifference() > 0) {
+        toleranceLeft = Math.max(0, toleranceLeft - v.outputDifference());
+      }
+    }
+
+    /**
+     * Learns from a trial whose candidate held {@code levers} on top of its arm. A failure of the candidate (crash,
+     * hang, OOM, device error, NaN, changed output, refused setup) rules out the combination of its levers for the
+     * rest of the search, and bans each of its levers unless the trial had more than one and that one had run alone
+     * before without failing.
+     */
     private void learn(TrialRecord t, List<Candidate> levers) {
       Verdict v = t.verdict();
-      if (v.kept()) {
-        anchor = t.candidate();
-        kept.addAll(levers);
-        chainedGain *= v.gain();
-        if (safety(levers) == SafetyClass.B && v.outputDifference() > 0) {
-          toleranceLeft = Math.max(0, toleranceLeft - v.outputDifference());
+      if (t.kind() != Kind.MEMBER) {
+        if (v.failedArm() == Arm.ANCHOR) {
+          if (++anchorFailures >= 2) {
+            stop(StopReason.ANCHOR_FAILED, "the anchor failed in " + anchorFailures + " trials in a row, last: "
+                + v.outcome() + " (" + v.detail() + ")");
+          }
+        } else {
+          anchorFailures = 0;
         }
       }
-      if (v.failedArm() == Arm.ANCHOR) {
-        if (++anchorFailures >= 2) {
-          stop(StopReason.ANCHOR_FAILED, "the anchor failed in " + anchorFailures + " trials in a row, last: "
-              + v.outcome() + " (" + v.detail() + ")");
+      if (v.failedArm() == Arm.CANDIDATE && v.outcome().failure()) {
+        failedCombinations.add(Set.copyOf(ids(levers)));
+        for (Candidate c : levers) {
+          if (levers.size() == 1 || !ranAlone.contains(c.id())) {
+            banned.add(c.id());
+          }
         }
-      } else {
-        anchorFailures = 0;
-      }
-      if (v.failedArm() == Arm.CANDIDATE && v.outcome().failure() && t.kind() == Kind.SINGLE) {
-        levers.forEach(c -> banned.add(c.id()));
+      } else if (levers.size() == 1 && t.kind() != Kind.MEMBER && v.complete()) {
+        ranAlone.add(levers.getFirst().id());
+        aloneGain.put(levers.getFirst().id(), v.gain());
       }
       if (t.kind() == Kind.SINGLE && v.outcome().inconclusive() && v.ciHigh() > 1 && (v.gain() >= 1
           || levers.getFirst().chanceOfGain(options.gate().minGain()) >= options.promisingChance())) {
@@ -607,6 +920,62 @@ public final class Agent {
       } else if (v.outcome() == Outcome.OUT_OF_BUDGET) {
         outOfTime = true;
         stop(StopReason.DEADLINE, "trial " + (t.index() + 1) + " was cut at the deadline: " + v.detail());
+      }
+    }
+
+    /**
+     * Whether a setup of the anchor plus {@code levers} is ruled out: it holds a banned lever, or a combination
+     * whose trial failed.
+     */
+    private boolean blocked(List<Candidate> levers) {
+      if (levers.stream().anyMatch(c -> banned.contains(c.id()))) {
+        return true;
+      }
+      Set<String> with = new HashSet<>(ids(kept));
+      with.addAll(ids(levers));
+      return failedCombinations.stream().anyMatch(with::containsAll);
+    }
+
+    /**
+     * {@code levers} applied on top of {@code from}, each once its precondition holds (in their order where several
+     * do), or null when some never applies or cannot be applied.
+     */
+    private Built arrange(Setup from, List<Candidate> levers) {
+      List<Candidate> left = new ArrayList<>(levers);
+      List<Candidate> order = new ArrayList<>();
+      Setup s = from;
+      while (!left.isEmpty()) {
+        Setup next = null;
+        Candidate used = null;
+        for (Candidate c : left) {
+          if (applies(c, s)) {
+            try {
+              next = c.lever().apply(s, context.withSetup(s));
+            } catch (RuntimeException e) {
+              next = null;
+            }
+            if (next != null) {
+              used = c;
+              break;
+            }
+          }
+        }
+        if (used == null) {
+          return null;
+        }
+        left.remove(used);
+        order.add(used);
+        s = next;
+      }
+      return new Built(s, order);
+    }
+
+    private boolean applies(Candidate c, Setup on) {
+      try {
+        Lever.Applicability a = c.lever().check(context.withSetup(on));
+        return a != null && a.applies();
+      } catch (RuntimeException e) {
+        return false;
       }
     }
 
@@ -660,6 +1029,18 @@ public final class Agent {
       return new Result(original, anchor, ids(kept), trials, chainedGain, reason, detail + note + gain, notTried,
           reused);
     }
+  }
+
+  /** A verdict for a trial: its candidate setup, whether the earlier search's, and the trial when this search's. */
+  private record Measured(Verdict verdict, Setup candidate, boolean reused, TrialRecord previous) {}
+
+  /** Levers applied one after another: the setup and the order they were applied in. */
+  private record Built(Setup setup, List<Candidate> order) {}
+
+  private static List<Candidate> minus(List<Candidate> levers, Candidate c) {
+    List<Candidate> out = new ArrayList<>(levers);
+    out.remove(c);
+    return out;
   }
 
   /**

@@ -8,11 +8,13 @@ import java.util.List;
  * A list of these is also what a resumed search is given, so that a trial done before is not done again.
  *
  * @param index the trial's position in the search, from 0
- * @param kind a single lever, a pair, or the final confirmation
+ * @param kind a single lever, a pair, a bundle, a member check or subset of a combination, or the final confirmation
  * @param levers the ids of the levers tried (applied in this order on top of the anchor); for a confirmation, every
- *     kept lever
- * @param anchorLevers the ids of the levers the anchor already had (kept before, in order); empty for a
- *     confirmation, whose anchor is the original setup
+ *     kept lever; for a {@link Kind#MEMBER} check of one member, that member
+ * @param anchorLevers the ids of the levers the setup it was measured against already had (for every kind but a
+ *     member check, the agent's anchor: the levers kept before, in order); empty for a confirmation, whose anchor is
+ *     the original setup; for a member check of one member, the anchor's levers and the combination's other members
+ *     still held
  * @param candidate the setup measured against the anchor
  * @param predictedGain what the agent expected of the levers tried: the prediction for a single lever; for a pair,
  *     the product of each lever's prediction combined with its own inconclusive measurement; for a confirmation, the
@@ -35,8 +37,13 @@ public record TrialRecord(int index, Kind kind, List<String> levers, List<String
     basis = basis == null ? "" : basis;
   }
 
+  /**
+   * Whether the gate kept the candidate and, but for a confirmation, the agent's anchor moved to it: false for a
+   * {@link Kind#MEMBER} check, whose passing only says that a member matters. The product of the gains of the kept
+   * trials other than the confirmation is the agent's chained gain.
+   */
   public boolean kept() {
-    return verdict.kept();
+    return verdict.kept() && kind != Kind.MEMBER;
   }
 
   /** What identifies a trial across a resume. */
@@ -50,6 +57,23 @@ public record TrialRecord(int index, Kind kind, List<String> levers, List<String
     SINGLE,
     /** Two levers that were each inconclusive alone, together on top of the anchor. */
     PAIR,
+    /**
+     * A lever that does not apply to the anchor, with the fewest other candidates that make it apply (applied
+     * first), together on top of the anchor.
+     */
+    BUNDLE,
+    /**
+     * A check that a member of a passed combination (pair or bundle) matters: the combination's setup against the
+     * same without that member ({@code levers} holds the member, {@code anchorLevers} the rest). A combination that
+     * lost a member to these checks is also journaled with this kind, as its setup never became the anchor. Never
+     * moves the anchor.
+     */
+    MEMBER,
+    /**
+     * What is left of a passed combination once the members that did not matter were dropped, on top of the anchor
+     * the combination was tried on.
+     */
+    SUBSET,
     /** The original setup against the final anchor. */
     CONFIRMATION
   }

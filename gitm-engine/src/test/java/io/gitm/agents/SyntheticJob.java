@@ -40,6 +40,7 @@ final class SyntheticJob implements Job {
   private final Map<String, Double> shifts = new HashMap<>();
   private final Set<String> nan = new TreeSet<>();
   private final Set<String> crashing = new TreeSet<>();
+  private final List<Set<String>> crashingTogether = new ArrayList<>();
   private final Set<String> hanging = new TreeSet<>();
   private final Set<String> oom = new TreeSet<>();
   private final Set<String> refused = new TreeSet<>();
@@ -111,6 +112,12 @@ final class SyntheticJob implements Job {
     return this;
   }
 
+  /** Every block crashes when all of {@code ids} are applied (each alone runs). */
+  SyntheticJob crashesTogether(Set<String> ids) {
+    crashingTogether.add(Set.copyOf(ids));
+    return this;
+  }
+
   SyntheticJob hangs(String id) {
     hanging.add(id);
     return this;
@@ -162,6 +169,11 @@ final class SyntheticJob implements Job {
   /** How many times a setup with exactly these levers was opened. */
   int opens(Set<String> levers) {
     return opens.getOrDefault(Set.copyOf(levers), 0);
+  }
+
+  /** How many times a setup holding all of these levers (and maybe others) was opened. */
+  int opensWith(Set<String> levers) {
+    return opens.entrySet().stream().filter(e -> e.getKey().containsAll(levers)).mapToInt(Map.Entry::getValue).sum();
   }
 
   int totalOpens() {
@@ -247,6 +259,11 @@ final class SyntheticJob implements Job {
         }
         if (oom.contains(id)) {
           throw new OutOfMemoryError("synthetic: out of device memory under lever " + id);
+        }
+      }
+      for (Set<String> together : crashingTogether) {
+        if (levers.containsAll(together)) {
+          throw new IllegalStateException("synthetic crash of levers " + together + " together");
         }
       }
       long t = blocksRun.getAndIncrement();
