@@ -66,6 +66,7 @@ public final class Agent {
   private final Ticker ticker;
   private final Options options;
   private final Gate gate;
+  private final Predictor onTop;
 
   /** Rounds of singles and pairs for levers that start to apply only after the first round's anchor. */
   static final int LATE_ROUNDS = 3;
@@ -74,12 +75,28 @@ public final class Agent {
   static final int MAX_ENABLERS = 3;
 
   public Agent(Ticker ticker, Options options) {
+    this(ticker, options, null);
+  }
+
+  /**
+   * An agent whose trials of one lever on top of kept levers carry {@code onTop}'s prediction for that context (when
+   * it has one) instead of the lever's prediction on the job as profiled: the same saving is a larger share of a job
+   * the kept levers already made faster.
+   */
+  public Agent(Ticker ticker, Options options, Predictor onTop) {
     if (ticker == null || options == null) {
       throw new IllegalArgumentException("an agent needs a ticker and options");
     }
     this.ticker = ticker;
     this.options = options;
     this.gate = new Gate(ticker, options.gate());
+    this.onTop = onTop;
+  }
+
+  /** A lever's predicted gain (a speed ratio) on top of kept levers, or empty where it cannot tell. */
+  @FunctionalInterface
+  public interface Predictor {
+    java.util.OptionalDouble gain(io.gitm.kernels.Lever lever, List<io.gitm.kernels.Lever> kept);
   }
 
   public Options options() {
@@ -650,8 +667,16 @@ public final class Agent {
      * @return the trial, or null when none was made (no time, or the setup holds a combination that failed before)
      */
     private TrialRecord attempt(Kind kind, List<Candidate> levers) {
+      String basis = String.join("+", levers.stream().map(Candidate::basis).distinct().toList());
+      if (kind == Kind.SINGLE && onTop != null && !kept.isEmpty()) {
+        java.util.OptionalDouble g = onTop.gain(levers.getFirst().lever(), kept.stream().map(Candidate::lever)
+            .toList());
+        if (g.isPresent() && Double.isFinite(g.getAsDouble())) {
+          return attempt(kind, levers, g.getAsDouble(), basis);
+        }
+      }
       return attempt(kind, levers, levers.stream().mapToDouble(Candidate::predictedGain).reduce(1, (x, y) -> x * y),
-          String.join("+", levers.stream().map(Candidate::basis).distinct().toList()));
+          basis);
     }
 
     private TrialRecord attempt(Kind kind, List<Candidate> levers, double predicted, String basis) {

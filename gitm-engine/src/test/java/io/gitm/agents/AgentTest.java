@@ -309,6 +309,24 @@ class AgentTest {
   }
 
   @Test
+  void aLeverTriedOnTopOfKeptLeversCarriesThePredictionForThatContext() {
+    SyntheticJob job = new SyntheticJob(8).effect("a", 1.12).effect("b", 1.10);
+    List<List<String>> asked = new java.util.ArrayList<>();
+    Agent.Predictor onTop = (lever, kept) -> {
+      asked.add(kept.stream().map(io.gitm.kernels.Lever::id).toList());
+      return java.util.OptionalDouble.of(1.30);
+    };
+    Result r = new Agent(new FakeTicker(), OPTIONS.withTarget(0.5), onTop).optimize(job, SHIPPED,
+        List.of(replay(SyntheticLever.a("a"), 1.12), replay(SyntheticLever.a("b"), 1.10)), CONTEXT, Long.MAX_VALUE,
+        Agent.Listener.none(), List.of());
+
+    assertThat(r.trials().get(0).predictedGain()).as("nothing kept yet: the profiled prediction").isEqualTo(1.12);
+    assertThat(r.trials().get(1).levers()).containsExactly("b");
+    assertThat(r.trials().get(1).predictedGain()).as("on top of a").isEqualTo(1.30);
+    assertThat(asked).containsExactly(List.of("a"));
+  }
+
+  @Test
   void theTargetEndsTheSearchWhenNothingPromisingIsLeft() {
     SyntheticJob job = new SyntheticJob(9).effect("big", 1.25);
     Result r = optimize(job, List.of(replay(SyntheticLever.a("big"), 1.25),
