@@ -28,7 +28,15 @@ public final class Main implements Runnable {
     throw new CommandLine.ParameterException(spec.commandLine(), "a command is required (run, doctor, version, …): see 'gitm --help'");
   }
 
+  /** When this process started, once {@link #main} runs it (not when the CLI runs inside another program). */
+  private static volatile java.time.Instant processStart;
+
+  static java.util.Optional<java.time.Instant> processStartedAt() {
+    return java.util.Optional.ofNullable(processStart);
+  }
+
   public static void main(String[] args) {
+    processStart = ProcessHandle.current().info().startInstant().orElse(java.time.Instant.now());
     System.exit(execute(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
   }
 
