@@ -242,14 +242,14 @@ final class RunCommand implements Callable<Integer> {
   }
 
   /**
-   * When the run's clock starts, on {@code wall}: when this process started, if {@code gitm} is the process's
-   * command ({@link Main#main}), so that the JVM's start and the device's opening count inside the budget; else now.
+   * When the run's clock starts, on {@code wall}: when {@code gitm}'s main method was entered ({@link Main#main}), so
+   * that parsing the command and opening the device count inside the budget; else (the CLI inside another program)
+   * now. {@code wall} must be {@link Ticker#system()}, whose clock {@link System#nanoTime} that entry was read on.
    */
   static long startedAt(Ticker wall) {
     long now = wall.nanos();
-    long since = Main.processStartedAt().map(t -> java.time.Duration.between(t, java.time.Instant.now()).toNanos())
-        .orElse(0L);
-    return now - Math.max(0, since);
+    java.util.OptionalLong entered = Main.mainEnteredNanos();
+    return entered.isPresent() && entered.getAsLong() <= now ? entered.getAsLong() : now;
   }
 
   private int runProcess(CommandLine cl, RunStore store, RunDir resumed, Journal.Contents previous,
