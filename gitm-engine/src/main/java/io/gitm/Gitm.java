@@ -89,6 +89,9 @@ public final class Gitm {
     if (engine == null || budget == null) {
       throw new IllegalArgumentException("optimize needs an engine and a budget");
     }
+    budget.requireRunnable();
+    Ticker wall = Ticker.system();
+    long startedAt = wall.nanos();
     Target t = new Target(target);
     Devices.Choice choice = Devices.choose(options.device(), DeviceProvider.all());
     try {
@@ -102,8 +105,8 @@ public final class Gitm {
       RunLoop.Request req = new RunLoop.Request(engine, budget, t, device, choice.provider(), choice.reason(), request,
           store, data, null, null, 0, 0, Gate.Options.defaults(), options.allowDeviceSettings(), options.levers(),
           "Gitm.optimize(" + engine.spec().name() + ", " + budget + ", " + t + ")", version());
-      RunLoop.Result r = RunLoop.run(req, Ticker.system(), Clock.systemUTC(), options.listener(),
-          RunLoop.Control.none());
+      RunLoop.Result r = RunLoop.run(req, wall, Clock.systemUTC(), options.listener(), RunLoop.Control.none(),
+          startedAt);
       Setup setup = r.outcome() == null ? Setup.shipped() : r.outcome().agent().anchor();
       List<String> kept = r.outcome() == null ? List.of() : r.outcome().agent().keptLevers();
       return new Optimization(r.run().id(), r.run().dir(), r.status(), r.gain(), kept, setup,
@@ -113,8 +116,28 @@ public final class Gitm {
     }
   }
 
-  static String version() {
+  /**
+   * The gitm build, as reports name it: the version ({@code dev} when not from a packaged jar) and the git commit the
+   * build was made from ({@code 0.1.0-SNAPSHOT (git 1a2b3c4)}; {@code +dirty} with uncommitted changes; {@code git
+   * unknown} when built outside git).
+   */
+  public static String version() {
     String v = Gitm.class.getPackage().getImplementationVersion();
-    return v == null ? "dev" : v;
+    return (v == null ? "dev" : v) + " (git " + commit() + ")";
+  }
+
+  /** The build's git commit from {@code io/gitm/build.properties}, written by the build; {@code unknown} without it. */
+  static String commit() {
+    try (java.io.InputStream in = Gitm.class.getResourceAsStream("/io/gitm/build.properties")) {
+      if (in == null) {
+        return "unknown";
+      }
+      java.util.Properties p = new java.util.Properties();
+      p.load(in);
+      String c = p.getProperty("commit", "").strip();
+      return c.isEmpty() ? "unknown" : c;
+    } catch (IOException e) {
+      return "unknown";
+    }
   }
 }

@@ -28,7 +28,18 @@ public final class Main implements Runnable {
     throw new CommandLine.ParameterException(spec.commandLine(), "a command is required (run, doctor, version, …): see 'gitm --help'");
   }
 
+  /**
+   * When {@link #main} was entered, on {@link System#nanoTime}; unset when the CLI runs inside another program.
+   * The JVM's own start before it (and a launcher script's) is not counted: it would eat a short profile phase.
+   */
+  private static volatile java.util.OptionalLong mainEntered = java.util.OptionalLong.empty();
+
+  static java.util.OptionalLong mainEnteredNanos() {
+    return mainEntered;
+  }
+
   public static void main(String[] args) {
+    mainEntered = java.util.OptionalLong.of(System.nanoTime());
     System.exit(execute(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
   }
 

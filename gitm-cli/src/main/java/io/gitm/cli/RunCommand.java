@@ -203,13 +203,17 @@ final class RunCommand implements Callable<Integer> {
    */
   private int execute(CommandLine cl, boolean realGpu, RequestMaker request) throws IOException {
     Ticker wall = Ticker.system();
+    long startedAt = startedAt(wall);
     PrintWriter out = cl.getOut();
-    RunLoop.Listener progress = export.wrap(cl, new Progress(out, json, wall), realGpu, device.ordinal, wall);
+    // with --json the document is alone on standard output: progress goes to standard error, as plain lines
+    boolean live = !json && System.console() != null && System.console().isTerminal();
+    Progress console = new Progress(json ? cl.getErr() : out, live, wall);
+    RunLoop.Listener progress = export.wrap(cl, console, realGpu, device.ordinal, wall);
     RunLoop.Control control = RunLoop.Control.none();
     Interrupts interrupts = Interrupts.install(control, cl.getErr());
     RunLoop.Result r;
     try {
-      r = RunLoop.run(request.make(), wall, Clock.systemUTC(), progress, control);
+      r = RunLoop.run(request.make(), wall, Clock.systemUTC(), progress, control, startedAt);
     } catch (RunLoop.RunFailure e) {
       if (control.stopRequested()) {
         cl.getErr().println("gitm: " + Main.oneLine(e.getMessage()));
@@ -218,6 +222,7 @@ final class RunCommand implements Callable<Integer> {
       }
       throw new CliFailure(e.getMessage(), e);
     } finally {
+      console.close();
       interrupts.close();
       export.close();
     }
@@ -234,6 +239,17 @@ final class RunCommand implements Callable<Integer> {
       throw new CliFailure("run " + r.run().id() + " failed while optimizing: " + r.failure());
     }
     return r.status() == Report.Status.INTERRUPTED ? 130 : Main.OK;
+  }
+
+  /**
+   * When the run's clock starts, on {@code wall}: when {@code gitm}'s main method was entered ({@link Main#main}), so
+   * that parsing the command and opening the device count inside the budget; else (the CLI inside another program)
+   * now. {@code wall} must be {@link Ticker#system()}, whose clock {@link System#nanoTime} that entry was read on.
+   */
+  static long startedAt(Ticker wall) {
+    long now = wall.nanos();
+    java.util.OptionalLong entered = Main.mainEnteredNanos();
+    return entered.isPresent() && entered.getAsLong() <= now ? entered.getAsLong() : now;
   }
 
   private int runProcess(CommandLine cl, RunStore store, RunDir resumed, Journal.Contents previous,

@@ -15,8 +15,7 @@ final class VersionCommand implements Callable<Integer> {
   CommandLine.Model.CommandSpec spec;
 
   static String version() {
-    String v = Main.class.getPackage().getImplementationVersion();
-    return v == null ? "dev" : v;
+    return io.gitm.Gitm.version();
   }
 
   @Override

@@ -32,4 +32,47 @@ class ProgressTest {
     assertThat(lines[1]).startsWith("confirm   pool-allocation").contains("CONFIRMED").contains("gain +24.0%")
         .contains("best so far +24.0%").doesNotContain("trial 2");
   }
+
+  @Test
+  void onAStreamThatIsNotATerminalTheTrialRunningIsAPlainLineAndNothingIsRedrawn() {
+    StringWriter s = new StringWriter();
+    long[] now = {0};
+    Progress p = new Progress(new PrintWriter(s), false, () -> now[0]);
+    PhasePlan plan = new PhasePlan(Budget.parse("1m"));
+    p.header("r1", "sim", "1m (profile 5s, ...)");
+    p.trial(new TrialRecord(0, TrialRecord.Kind.SINGLE, List.of("pool-allocation"), List.of(), Setup.shipped(), 1.2,
+        "replay", kept(1.10)), 0, plan);
+    now[0] = 40_000_000_000L;
+    p.trialStarted("trial 2 pinned-host-memory", 0, plan);
+    p.close();
+    String out = s.toString();
+    assertThat(out).doesNotContain("\r").doesNotContain("\u001b");
+    String[] lines = out.split("\n");
+    assertThat(lines[lines.length - 1]).isEqualTo(
+        "trial 2 pinned-host-memory running  [40 s elapsed, 20 s left, best so far +10.0%]");
+  }
+
+  @Test
+  void onATerminalAStatusLineWithTheTrialRunningIsRedrawnBelowThePlainLines() {
+    StringWriter s = new StringWriter();
+    Progress p = new Progress(new PrintWriter(s), true, () -> 12_000_000_000L);
+    PhasePlan plan = new PhasePlan(Budget.parse("1m"));
+    p.trialStarted("trial 1 pool-allocation", 0, plan);
+    p.line("next");
+    p.close();
+    String out = s.toString();
+    assertThat(out).contains(Progress.CLEAR_LINE + "[starting | 12 s elapsed, 48 s left | best +0.0% | trial 1"
+        + " pool-allocation]" + Progress.CLEAR_LINE + "next\n");
+    assertThat(out).endsWith(Progress.CLEAR_LINE);
+  }
+
+  @Test
+  void aTrialReusedOnResumeCountsTowardsTheBestSoFar() {
+    StringWriter s = new StringWriter();
+    Progress p = new Progress(new PrintWriter(s), false, () -> 1_000_000_000L);
+    PhasePlan plan = new PhasePlan(Budget.parse("1m"));
+    p.reused(new TrialRecord(0, TrialRecord.Kind.SINGLE, List.of("pool-allocation"), List.of(), Setup.shipped(), 1.2,
+        "replay", kept(1.25)), 0, plan);
+    assertThat(s.toString()).startsWith("reused from the interrupted run: trial 1").contains("best so far +25.0%");
+  }
 }

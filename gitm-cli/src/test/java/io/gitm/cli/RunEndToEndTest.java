@@ -59,6 +59,24 @@ class RunEndToEndTest {
     assertThat(Journal.read(run.resolve("journal.jsonl")).entries()).extracting(Journal.Entry::type)
         .startsWith("start", "phase-start", "phase-end").endsWith("end");
     assertThat(doc.get("elapsedSeconds").asDouble()).isLessThan(30 * 1.01 + 5);
+    JsonNode report = Json.MAPPER.readTree(run.resolve("report.json").toFile());
+    assertThat(report.get("run").get("gitmVersion").asString()).matches(".+ \\(git [0-9a-f]{4,}(\\+dirty)?\\)");
+    // every claim cites its gate and each piece of evidence once, and no trace slice is empty
+    for (JsonNode c : report.get("claims")) {
+      List<String> refs = new ArrayList<>();
+      c.get("evidence").forEach(e -> refs.add(e.get("kind").asString() + " " + e.get("ref").asString()));
+      assertThat(refs).doesNotHaveDuplicates().anyMatch(x -> x.startsWith("GATE trial "));
+      c.get("evidence").forEach(e -> {
+        if (e.get("kind").asString().equals("TRACE")) {
+          assertThat(e.get("endNs").asLong()).isGreaterThan(e.get("startNs").asLong());
+        }
+      });
+    }
+    if (!kept.isEmpty()) {
+      assertThat(report.get("claims")).isNotEmpty();
+      assertThat(report.get("charts").get("after").isNull()).as("the final setup's timeline is in the report").isFalse();
+      assertThat(report.get("charts").get("after").get("streams")).isNotEmpty();
+    }
   }
 
   @Test
@@ -91,6 +109,50 @@ class RunEndToEndTest {
     assertThat(indices).doesNotHaveDuplicates();
     assertThat(after.subList(0, before.size())).containsExactlyElementsOf(before);
     assertThat(run.resolve("report.md")).isRegularFile();
+  }
+
+  @Test
+  void aRunKilledPastItsRankDeadlineResumesOnTheSameRankingAndLosesNoCompletedTrial() throws Exception {
+    Duration rankDeadline = new io.gitm.scheduler.PhasePlan(io.gitm.api.Budget.parse("1m"))
+        .deadline(io.gitm.scheduler.Phase.RANK);
+    long started = System.nanoTime();
+    Process p = gitm("run", "--workload", "hft-lob", "--budget", "1m", "--target", "99%", "--device", "sim",
+        "--sim-seed", "5", "--max-iterations", "20", "--scratch", scratch.toString());
+    Path run = waitForRunFolder();
+    // kill -9 once the rank deadline has passed and a trial is journaled
+    long deadline = started + Duration.ofSeconds(55).toNanos();
+    while ((System.nanoTime() - started < rankDeadline.plusSeconds(3).toNanos() || trialsIfAny(run).isEmpty())
+        && System.nanoTime() < deadline && p.isAlive()) {
+      Thread.sleep(100);
+    }
+    assertThat(p.isAlive()).as("the run is still going when it is killed").isTrue();
+    p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThan(rankDeadline);
+    List<JsonNode> before = trials(run);
+    assertThat(before).isNotEmpty();
+
+    CliResult r = CliResult.run("run", "--resume", run.getFileName().toString(), "--scratch", scratch.toString(),
+        "--json");
+    assertThat(r.code()).as(r.err()).isZero();
+    List<Journal.Entry> entries = Journal.read(run.resolve("journal.jsonl")).entries();
+    List<JsonNode> after = trials(run);
+    List<String> keys = after.stream().map(t -> t.get("kind").asString() + t.get("levers") + t.get("anchorLevers"))
+        .toList();
+    assertThat(keys).as("no trial of the interrupted run is run again").doesNotHaveDuplicates();
+    JsonNode report = Json.MAPPER.readTree(run.resolve("report.json").toFile());
+    List<JsonNode> reported = new ArrayList<>();
+    report.get("trials").forEach(reported::add);
+    for (JsonNode t : before) {
+      assertThat(reported).as("trial %s is in the report", t.get("index"))
+          .anySatisfy(x -> {
+            assertThat(x.get("index").asInt()).isEqualTo(t.get("index").asInt() + 1);
+            assertThat(x.get("levers")).isEqualTo(t.get("levers"));
+            assertThat(x.get("reason").asString()).doesNotContain("did not come to it");
+          });
+    }
+    assertThat(r.err()).contains("reused from the interrupted run").contains("best so far");
+    // ranked once, by the interrupted run: the resumed run took its ranking from the journal
+    assertThat(entries).filteredOn(e -> e.type().equals("ranked")).hasSize(1);
   }
 
   @Test

@@ -47,7 +47,38 @@ public final class Optimizer {
     void phaseEnded(Phase phase, Duration used, String summary);
 
     void trialDone(TrialRecord trial);
+
+    /** The rank phase's result, once, before the first trial: journaled so that a resumed run ranks the same. */
+    default void ranked(Ranking ranking) {}
+
+    /**
+     * The agent starts a trial (its first run of the trial's setup is being opened).
+     *
+     * @param number the trial's number, from 1
+     * @param what the levers tried, or what the trial measures
+     */
+    default void trialStarted(int number, String what) {}
   }
+
+  /**
+   * What the rank phase decided, in the order the agent is given the levers: a resumed run takes it from the journal
+   * instead of ranking again, so that it follows the interrupted search's path and reuses its trials (a fresh ranking
+   * could differ: replay is skipped once the rank deadline has passed, and a resumed run starts past it).
+   *
+   * @param candidates each lever's expectation, best first
+   * @param predictions the replay predictions, per lever id
+   * @param replayModelError how far replay of the unchanged trace landed from the observed time (NaN: no replay)
+   */
+  public record Ranking(List<Ranked> candidates, Map<String, Counterfactual.Prediction> predictions,
+      double replayModelError) {
+    public Ranking {
+      candidates = List.copyOf(candidates == null ? List.of() : candidates);
+      predictions = predictions == null ? Map.of() : new java.util.LinkedHashMap<>(predictions);
+    }
+  }
+
+  /** One ranked lever: its id and what the agent expects of it ({@link Candidate}). */
+  public record Ranked(String lever, double predictedGain, double uncertainty, String basis) {}
 
   /**
    * @param target the improvement to reach (0.15 = 15%)
@@ -77,7 +108,12 @@ public final class Optimizer {
    */
   public record Outcome(Analysis.Result analysis, List<Candidate> candidates, Map<String, Counterfactual.Prediction>
       predictions, double replayModelError, Qualification qualification, Agent.Result agent,
-      Map<Phase, Duration> used, Map<String, String> notApplicable, Map<String, String> expectations) {}
+      Map<Phase, Duration> used, Map<String, String> notApplicable, Map<String, String> expectations,
+      List<TrialRecord> earlierNotReused, boolean rankingReused) {
+    public Outcome {
+      earlierNotReused = List.copyOf(earlierNotReused == null ? List.of() : earlierNotReused);
+    }
+  }
 
   /** The window the report phase keeps: a tenth of it, at least 5 s, at most its whole window. */
   public static Duration reportReserve(PhasePlan plan) {
@@ -96,10 +132,12 @@ public final class Optimizer {
    * @param replaySpec the device model counterfactual replay runs on, or null for none
    * @param startNanos the run's start on {@code wall}
    * @param completed trials of an interrupted earlier run (resume); empty otherwise
+   * @param earlierRanking the interrupted run's ranking (resume), or null to rank afresh
    */
   public static Outcome run(WorkloadSpec spec, double outputTolerance, Job job, DeviceInfo info, TraceMeta meta,
       List<TraceRecord> trace, Map<String, Double> extraFacts, HardwareSpec hw, SimSpec replaySpec, PhasePlan plan,
-      Ticker wall, long startNanos, Options options, Events events, List<TrialRecord> completed) {
+      Ticker wall, long startNanos, Options options, Events events, List<TrialRecord> completed,
+      Ranking earlierRanking) {
     Map<Phase, Duration> used = new EnumMap<>(Phase.class);
 
     // phase 2: attribute
@@ -135,32 +173,37 @@ public final class Optimizer {
       // pinned memory and preallocation): the agent checks each against its anchor as the anchor moves
       levers.add(l);
     }
-    Optional<Counterfactual> cf = replaySpec == null ? Optional.empty() : Counterfactual.of(trace, replaySpec);
-    Map<String, Counterfactual.Prediction> predictions = new java.util.LinkedHashMap<>();
-    List<Candidate> candidates = new ArrayList<>();
+    Map<String, Lever> byId = new java.util.LinkedHashMap<>();
+    levers.forEach(l -> byId.put(l.id(), l));
     Map<String, String> expectations = new java.util.LinkedHashMap<>();
-    Duration rankDeadline = plan.deadline(Phase.RANK);
     for (Lever l : levers) {
       l.expectationBasis(context).ifPresent(e -> expectations.put(l.id(), e));
-      Counterfactual.Prediction p = null;
-      if (cf.isPresent() && since(wall, startNanos).compareTo(rankDeadline) < 0) {
-        p = cf.get().predict(l);
-        predictions.put(l.id(), p);
-      }
-      if (p != null && p.modelled()) {
-        candidates.add(Candidate.replay(l, Math.max(0.05, 1 + p.gain()), Math.max(0.005, p.uncertainty())));
-      } else {
-        double prior = prior(l, analysis.hypotheses(), context);
-        candidates.add(Candidate.prior(l, 1 + prior, Math.max(0.02, prior)));
-      }
     }
-    candidates.sort(Comparator.comparingDouble(Candidate::predictedGain).reversed());
+    Ranking ranking = earlierRanking != null && byId.keySet().equals(rankedIds(earlierRanking)) ? earlierRanking : null;
+    boolean rankingReused = ranking != null;
+    boolean replayed;
+    if (ranking == null) {
+      ranking = rank(levers, trace, replaySpec, analysis.hypotheses(), context, wall, startNanos,
+          plan.deadline(Phase.RANK));
+      replayed = replaySpec != null && !ranking.predictions().isEmpty();
+      events.ranked(ranking);
+    } else {
+      replayed = !ranking.predictions().isEmpty();
+    }
+    List<Candidate> candidates = new ArrayList<>();
+    for (Ranked r : ranking.candidates()) {
+      Lever l = byId.get(r.lever());
+      candidates.add(new Candidate(l, r.predictedGain(), r.uncertainty(), r.basis()));
+    }
+    Map<String, Counterfactual.Prediction> predictions = ranking.predictions();
     Qualification q = Qualification.of(analysis, candidates, options.target());
     used.put(Phase.RANK, since(wall, t));
     long applicable = levers.stream().filter(l -> l.check(context).applies()).count();
     events.phaseEnded(Phase.RANK, used.get(Phase.RANK), candidates.size() + " levers ranked (" + applicable
         + " apply to the shipped setup, the rest may once others are kept)"
-        + (cf.isPresent() ? " by counterfactual replay" : " by prior (no replay: the trace has no host calls)")
+        + (rankingReused ? " as the interrupted run ranked them" : "")
+        + (replayed ? " by counterfactual replay" : replaySpec == null || trace.isEmpty() ? " by prior (no replay model)"
+            : " by prior (replay skipped: no host calls in the trace, or past the rank deadline)")
         + "; " + q.summary());
 
     // phase 4: apply
@@ -170,13 +213,62 @@ public final class Optimizer {
     Agent.Options ao = Agent.Options.defaults().withGate(options.gate()).withTarget(options.target())
         .withOutputTolerance(outputTolerance).withExpectedTrial(options.expectedTrial());
     Agent agent = new Agent(wall, ao);
-    Agent.Result result = agent.optimize(job, shipped, candidates, context, startNanos + applyEnd.toNanos(),
-        events::trialDone, completed);
+    Announcing announcing = new Announcing(job, shipped, candidates, context, events, completed);
+    Agent.Result result = agent.optimize(announcing, shipped, candidates, context, startNanos + applyEnd.toNanos(),
+        done -> {
+          announcing.ended(done);
+          events.trialDone(done);
+        }, completed);
     used.put(Phase.APPLY, since(wall, t));
     notApplicable.putAll(result.notTried());
     events.phaseEnded(Phase.APPLY, used.get(Phase.APPLY), result.detail());
-    return new Outcome(analysis, candidates, predictions, cf.map(Counterfactual::modelError).orElse(Double.NaN), q,
-        result, used, notApplicable, expectations);
+    return new Outcome(analysis, candidates, predictions, ranking.replayModelError(), q, result, used, notApplicable,
+        expectations, notReused(completed, result.trials()), rankingReused);
+  }
+
+  /**
+   * Ranks {@code levers}: by counterfactual replay of the trace while the rank deadline allows, else by prior; best
+   * first (a stable sort: ties keep the levers' order).
+   */
+  static Ranking rank(List<Lever> levers, List<TraceRecord> trace, SimSpec replaySpec, List<Hypothesis> hypotheses,
+      LeverContext context, Ticker wall, long startNanos, Duration rankDeadline) {
+    Optional<Counterfactual> cf = replaySpec == null ? Optional.empty() : Counterfactual.of(trace, replaySpec);
+    Map<String, Counterfactual.Prediction> predictions = new java.util.LinkedHashMap<>();
+    List<Ranked> ranked = new ArrayList<>();
+    for (Lever l : levers) {
+      Counterfactual.Prediction p = null;
+      if (cf.isPresent() && since(wall, startNanos).compareTo(rankDeadline) < 0) {
+        p = cf.get().predict(l);
+        predictions.put(l.id(), p);
+      }
+      if (p != null && p.modelled()) {
+        ranked.add(new Ranked(l.id(), Math.max(0.05, 1 + p.gain()), Math.max(0.005, p.uncertainty()), "replay"));
+      } else {
+        double prior = prior(l, hypotheses, context);
+        ranked.add(new Ranked(l.id(), 1 + prior, Math.max(0.02, prior), "prior"));
+      }
+    }
+    ranked.sort(Comparator.comparingDouble(Ranked::predictedGain).reversed());
+    return new Ranking(ranked, predictions, cf.map(Counterfactual::modelError).orElse(Double.NaN));
+  }
+
+  private static java.util.Set<String> rankedIds(Ranking r) {
+    java.util.Set<String> ids = new java.util.LinkedHashSet<>();
+    r.candidates().forEach(c -> ids.add(c.lever()));
+    return ids;
+  }
+
+  /** The earlier trials the resumed search did not come to (same kind, levers and anchor), in their order. */
+  static List<TrialRecord> notReused(List<TrialRecord> completed, List<TrialRecord> trials) {
+    List<TrialRecord> out = new ArrayList<>();
+    for (TrialRecord e : completed) {
+      boolean found = trials.stream().anyMatch(t -> t.kind() == e.kind() && t.levers().equals(e.levers())
+          && t.anchorLevers().equals(e.anchorLevers()) && t.verdict().equals(e.verdict()));
+      if (!found) {
+        out.add(e);
+      }
+    }
+    return out;
   }
 
   /**
@@ -203,6 +295,82 @@ public final class Optimizer {
     }
     lost = Math.min(0.9, lost);
     return lost > 0 ? 1 / (1 - lost) - 1 : 0.01;
+  }
+
+  /**
+   * The job as the agent sees it, telling {@link Events#trialStarted} when a trial opens its first run of a setup
+   * other than the anchor: the trial's number follows the last one done, and its levers are the candidate whose
+   * setup on the anchor is the one opened (a pair or a confirmation is named as such).
+   */
+  private static final class Announcing implements Job {
+    private final Job job;
+    private final Setup shipped;
+    private final List<Candidate> candidates;
+    private final LeverContext context;
+    private final Events events;
+    private Setup anchor;
+    private int done;
+    private boolean announced;
+
+    Announcing(Job job, Setup shipped, List<Candidate> candidates, LeverContext context, Events events,
+        List<TrialRecord> completed) {
+      this.job = job;
+      this.shipped = shipped;
+      this.anchor = shipped;
+      this.candidates = candidates;
+      this.context = context;
+      this.events = events;
+      completed.forEach(this::ended);
+    }
+
+    synchronized void ended(TrialRecord t) {
+      done = Math.max(done, t.index() + 1);
+      announced = false;
+      if (t.kind() != TrialRecord.Kind.CONFIRMATION && t.kept()) {
+        anchor = t.candidate();
+      }
+    }
+
+    @Override
+    public String metric() {
+      return job.metric();
+    }
+
+    @Override
+    public boolean higherIsBetter() {
+      return job.higherIsBetter();
+    }
+
+    @Override
+    public Run open(Setup setup) throws io.gitm.agents.TrialFailure {
+      String what = null;
+      synchronized (this) {
+        if (!announced && !setup.equals(anchor)) {
+          announced = true;
+          what = describe(setup);
+        }
+      }
+      if (what != null) {
+        events.trialStarted(done + 1, what);
+      }
+      return job.open(setup);
+    }
+
+    private String describe(Setup setup) {
+      if (setup.equals(shipped)) {
+        return "confirmation of the kept levers against the shipped setup";
+      }
+      for (Candidate c : candidates) {
+        try {
+          if (setup.equals(c.lever().apply(anchor, context.withSetup(anchor)))) {
+            return c.id();
+          }
+        } catch (RuntimeException e) {
+          // a lever that cannot apply to the anchor is not the one being tried
+        }
+      }
+      return "a pair of levers";
+    }
   }
 
   static Duration since(Ticker wall, long t) {

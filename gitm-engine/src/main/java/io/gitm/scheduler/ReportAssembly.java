@@ -27,7 +27,7 @@ final class ReportAssembly {
 
   static Report build(String runId, String workload, DeviceInfo info, PhasePlan plan, double target, Report.Status status,
       Instant started, Instant ended, Profiler.Baseline b, Optimizer.Outcome o, List<TraceRecord> trace,
-      Map<Phase, Duration> used, List<String> notes, String gitmVersion, boolean higherIsBetter) {
+      List<TraceRecord> afterTrace, Map<Phase, Duration> used, List<String> notes, String gitmVersion, boolean higherIsBetter) {
     Report.Device device = new Report.Device(info.name(), info.backend(), info.driverVersion(), info.kind());
     Report.Run run = new Report.Run(runId, workload, device, plan.budget().duration().toMillis() / 1000.0, target,
         status, gitmVersion, started, ended, false);
@@ -108,26 +108,7 @@ final class ReportAssembly {
           notes.add("trial " + (t.index() + 1) + " (" + String.join(" + ", t.levers()) + "):" + set.substring(1));
         }
         if (t.kept() && measured != null) {
-          List<Report.EvidenceRef> refs = new ArrayList<>();
-          for (int i = 0; i < o.analysis().hypotheses().size(); i++) {
-            Hypothesis h = o.analysis().hypotheses().get(i);
-            for (String id : t.levers()) {
-              if (lever(id) != null && lever(id).addresses().contains(h.cause())) {
-                refs.add(Report.EvidenceRef.hypothesis("H" + (i + 1), h.cause().label()));
-              }
-            }
-          }
-          for (String id : t.levers()) {
-            String e = o.expectations().get(id);
-            if (e != null) {
-              refs.add(Report.EvidenceRef.trace("the traced run", spanStart, spanEnd, id + " was expected to help"
-                  + " because " + e));
-            }
-          }
-          if (refs.isEmpty()) {
-            refs.add(Report.EvidenceRef.trace("gate trial " + (t.index() + 1), 0, 0,
-                "no attributed cause names this lever; the claim rests on the gate's measurement alone"));
-          }
+          List<Report.EvidenceRef> refs = claimEvidence(o, t, spanStart, spanEnd);
           String desc = t.levers().stream().map(id -> lever(id) == null ? id : lever(id).description())
               .reduce((x, y) -> x + "; " + y).orElse("") + setBy(t.candidate());
           claims.add(new Report.Claim("C" + (claims.size() + 1), String.format(java.util.Locale.ROOT,
@@ -135,6 +116,22 @@ final class ReportAssembly {
               workload, (v.gain() - 1) * 100, (v.ciLow() - 1) * 100, (v.ciHigh() - 1) * 100, v.pValue()), refs,
               new Report.Intervention(t.levers(), desc, t.index() + 1), measured));
         }
+      }
+      int next = trials.size() + 1;
+      for (TrialRecord t : o.earlierNotReused()) {
+        Verdict v = t.verdict();
+        Report.Estimate measured = v.complete() && Double.isFinite(v.gain()) ? estimate(v) : null;
+        trials.add(new Report.Trial(next++, t.levers(), safety(t.levers()), t.predictedGain() - 1, 0, measured,
+            measured == null ? null : Double.isFinite(v.pValue()) ? v.pValue() : 1.0, Report.Verdict.ROLLED_BACK,
+            "measured by the interrupted run as its trial " + (t.index() + 1) + " on top of "
+                + (t.anchorLevers().isEmpty() ? "the shipped setup" : String.join(" + ", t.anchorLevers()))
+                + " (" + v.outcome().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
+                + "); the resumed search did not come to it, so it is not part of the result", v.blocks(),
+            v.wallNanos() / 1e9));
+      }
+      if (o.rankingReused()) {
+        notes.add("resumed run: the levers were ranked as the interrupted run ranked them (from its journal), and its "
+            + o.agent().reusedTrials() + " completed trials were reused, not run again");
       }
       double gain = o.agent().totalGain();
       var conf = o.agent().confirmation().map(TrialRecord::verdict).filter(Verdict::complete);
@@ -145,20 +142,7 @@ final class ReportAssembly {
       conf.ifPresent(v -> notes.add(String.format(java.util.Locale.ROOT, "the baseline above was measured in the"
           + " profile phase with tracing on; the confirmation gate measured the shipped setup at %.4g and the final"
           + " one at %.4g %s, both untraced", v.anchorMedian(), v.candidateMedian(), b.metric())));
-      java.util.List<Double> errors = new ArrayList<>();
-      for (TrialRecord t : o.agent().trials()) {
-        Verdict v = t.verdict();
-        if (t.kind() == TrialRecord.Kind.SINGLE && t.basis().equals("replay") && v.complete()
-            && Double.isFinite(v.gain()) && v.gain() > 0) {
-          errors.add(Math.abs(t.predictedGain() - v.gain()) / v.gain());
-        }
-      }
-      if (!errors.isEmpty()) {
-        java.util.Collections.sort(errors);
-        notes.add(String.format(java.util.Locale.ROOT, "counterfactual replay predicted %d of the levers tried alone:"
-            + " median error of the predicted speed against the measured one %.1f%% (the rest had only a prior)",
-            errors.size(), 100 * errors.get(errors.size() / 2)));
-      }
+      replayAccuracy(o, byId).ifPresent(notes::add);
       if (conf.isEmpty() && !o.agent().keptLevers().isEmpty()) {
         notes.add("no confirmation gate ran (the budget had no room for it): the final figure is the traced baseline"
             + " times the gains chained from the kept trials, and its interval is not measured");
@@ -177,10 +161,152 @@ final class ReportAssembly {
       res.forEach((k, a) -> residuals.add(new Report.KernelResidual(k, a[0] / a[3], a[1] / a[3],
           Math.max(a[1] / a[3], a[2] / a[3]), (long) a[3])));
     }
+    Report.Timeline after = o == null || afterTrace.isEmpty() ? null : timeline("after: the final configuration ("
+        + String.join(" + ", o.agent().keptLevers()) + "), traced once the search had ended", afterTrace);
     Report.Charts charts = new Report.Charts(timeline("before: the profile phase (shipped configuration)", trace),
-        null, residuals, telemetry(trace));
+        after, residuals, telemetry(trace));
     return new Report(Report.SCHEMA_VERSION, run, phases, baseline, outcome, qual, violations, hypotheses, trials,
         claims, charts, notes);
+  }
+
+  /**
+   * What a kept trial's claim cites, each once: every hypothesis a lever of the trial addresses, with the invariant
+   * violations behind it (and the trace slice of a violating execution) or, for a cause no invariant measures, the
+   * traced span its evidence was measured over; the profile fact each lever's own expectation was read from; and the
+   * gate's measurement.
+   */
+  static List<Report.EvidenceRef> claimEvidence(Optimizer.Outcome o, TrialRecord t, long spanStart, long spanEnd) {
+    Map<String, Report.EvidenceRef> refs = new LinkedHashMap<>();
+    List<Hypothesis> hs = o.analysis().hypotheses();
+    List<Violation> vs = o.analysis().violations();
+    for (int i = 0; i < hs.size(); i++) {
+      Hypothesis h = hs.get(i);
+      List<String> by = t.levers().stream().filter(id -> lever(id) != null && lever(id).addresses().contains(h.cause()))
+          .toList();
+      if (by.isEmpty()) {
+        continue;
+      }
+      String hid = "H" + (i + 1);
+      refs.putIfAbsent("H:" + hid, Report.EvidenceRef.hypothesis(hid, String.join(" and ", by) + " address"
+          + (by.size() == 1 ? "es " : " ") + h.cause().label()));
+      boolean cited = false;
+      for (int k = 0; k < vs.size(); k++) {
+        Violation v = vs.get(k);
+        if (!measures(v.invariant(), h.cause())) {
+          continue;
+        }
+        cited = true;
+        String vid = "V" + (k + 1);
+        refs.putIfAbsent("V:" + vid, Report.EvidenceRef.violation(vid, "behind " + hid));
+        long[] w = v.examples().isEmpty() ? null : window(o.analysis().graph(), v.examples().getFirst());
+        if (w != null) {
+          refs.putIfAbsent("T:" + vid, Report.EvidenceRef.trace(v.examples().getFirst(), w[0], w[1],
+              "an execution that broke " + vid));
+        }
+      }
+      if (!cited && spanEnd > spanStart) {
+        String ev = h.evidence().stream().map(io.gitm.optimizer.attribution.Evidence::summary).filter(x -> !x.isBlank())
+            .findFirst().orElse(h.cause().label());
+        refs.putIfAbsent("T:" + hid, Report.EvidenceRef.trace("the profiled run", spanStart, spanEnd,
+            hid + " was measured over this span: " + ev));
+      }
+    }
+    for (String id : t.levers()) {
+      String e = o.expectations().get(id);
+      if (e != null) {
+        refs.putIfAbsent("F:" + id, Report.EvidenceRef.fact(id, id + " was expected to help because " + e));
+      }
+    }
+    Verdict v = t.verdict();
+    refs.put("G", Report.EvidenceRef.gate(t.index() + 1, String.format(java.util.Locale.ROOT, "%d blocks; median"
+        + " %.4g against %.4g on the anchor, gain %+.1f%% (95%% CI %+.1f%% to %+.1f%%), p=%.2g",
+        v.blocks(), v.candidateMedian(), v.anchorMedian(), (v.gain() - 1) * 100, (v.ciLow() - 1) * 100,
+        (v.ciHigh() - 1) * 100, v.pValue())));
+    return new ArrayList<>(refs.values());
+  }
+
+  /**
+   * How well counterfactual replay predicted the levers tried alone, on the delta itself (p and m the predicted and
+   * measured gains as fractions, 0.12 = 12%): the median |p − m| in percentage points beside what a do-nothing
+   * predictor (p = 0) scores; the median |p − m| / |m| over the trials whose measured gain was significant (its 95%
+   * interval excludes 0); and the coverage of the predicted interval p ± 1.96 σ (σ the candidate's uncertainty), the
+   * share of measured gains inside it. Empty when no lever tried alone had a replay prediction.
+   */
+  static java.util.Optional<String> replayAccuracy(Optimizer.Outcome o, Map<String, Candidate> byId) {
+    List<Double> abs = new ArrayList<>();
+    List<Double> none = new ArrayList<>();
+    List<Double> rel = new ArrayList<>();
+    int covered = 0;
+    for (TrialRecord t : o.agent().trials()) {
+      Verdict v = t.verdict();
+      if (t.kind() != TrialRecord.Kind.SINGLE || !t.basis().equals("replay") || !v.complete()
+          || !Double.isFinite(v.gain()) || !Double.isFinite(t.predictedGain())) {
+        continue;
+      }
+      double p = t.predictedGain() - 1;
+      double m = v.gain() - 1;
+      abs.add(Math.abs(p - m));
+      none.add(Math.abs(m));
+      if ((v.ciLow() > 1 || v.ciHigh() < 1) && m != 0) {
+        rel.add(Math.abs(p - m) / Math.abs(m));
+      }
+      Candidate c = byId.get(t.levers().getFirst());
+      double u = c == null ? 0 : 1.96 * c.uncertainty();
+      if (Math.abs(p - m) <= u) {
+        covered++;
+      }
+    }
+    if (abs.isEmpty()) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(String.format(java.util.Locale.ROOT, "counterfactual replay predicted %d of the"
+        + " levers tried alone (the rest had only a prior): median error on the gain %.1f percentage points (a"
+        + " do-nothing prediction of 0%% would score %.1f); %s; %d of %d measured gains (%.0f%%) inside the predicted"
+        + " 95%% interval", abs.size(), 100 * median(abs), 100 * median(none), rel.isEmpty()
+            ? "no measured gain was significant, so no relative error"
+            : String.format(java.util.Locale.ROOT, "median relative error %.0f%% over the %d whose measured gain was"
+                + " significant", 100 * median(rel), rel.size()), covered, abs.size(), 100.0 * covered / abs.size()));
+  }
+
+  private static double median(List<Double> xs) {
+    List<Double> s = new ArrayList<>(xs);
+    java.util.Collections.sort(s);
+    int n = s.size();
+    return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
+  }
+
+  /** Whether violations of {@code invariant} are evidence for {@code cause}. */
+  static boolean measures(Violation.Invariant invariant, io.gitm.optimizer.attribution.Cause cause) {
+    return switch (invariant) {
+      case STREAM_CONCURRENCY -> cause == io.gitm.optimizer.attribution.Cause.FALSE_SERIALIZATION;
+      case MEMORY_TRAFFIC -> cause == io.gitm.optimizer.attribution.Cause.EXCESS_TRAFFIC;
+      case KERNEL_TIME -> switch (cause) {
+        case MEMORY_BOUND_BELOW_ROOFLINE, CONTENTION, MEMORY_DEGRADED, THERMAL_THROTTLING, POWER_THROTTLING,
+            POWER_BRAKE, CLOCK_DROP -> true;
+        default -> false;
+      };
+    };
+  }
+
+  private static final java.util.regex.Pattern EXAMPLE = java.util.regex.Pattern.compile("corr (\\d+) at (-?\\d+) ns");
+
+  /**
+   * The trace window of the execution a violation's example names ({@code kernel 'k' stream 3 corr 12 at 5000 ns}):
+   * its start and end in the analysed graph; null when not found or empty.
+   */
+  static long[] window(Graph g, String example) {
+    java.util.regex.Matcher m = EXAMPLE.matcher(example);
+    if (!m.find()) {
+      return null;
+    }
+    long corr = Long.parseLong(m.group(1));
+    long start = Long.parseLong(m.group(2));
+    for (Graph.Node n : g.nodes()) {
+      if (n.correlationId() == corr && n.startNs() == start) {
+        return n.endNs() > start ? new long[] {start, n.endNs()} : null;
+      }
+    }
+    return null;
   }
 
   /** A verdict's gain as a delta with its interval; an end that is not finite becomes the gain itself. */

@@ -65,6 +65,14 @@ public final class RunLoop {
 
     void trial(TrialRecord t, long startNanos, PhasePlan plan);
 
+    /** A trial of the interrupted run that a resumed run takes over, told before the search goes on. */
+    default void reused(TrialRecord t, long startNanos, PhasePlan plan) {
+      trial(t, startNanos, plan);
+    }
+
+    /** The agent starts a trial: {@code what} names it (e.g. {@code trial 3 pool-allocation}). */
+    default void trialStarted(String what, long startNanos, PhasePlan plan) {}
+
     static Listener none() {
       return new Listener() {
         @Override
@@ -199,9 +207,20 @@ public final class RunLoop {
     }
   }
 
-  /** Runs (or resumes) a run. Closes {@code request.device()}. */
+  /** Runs (or resumes) a run whose clock starts now. Closes {@code request.device()}. */
   public static Result run(Request req, Ticker wall, Clock clock, Listener progress, Control control)
       throws IOException {
+    return run(req, wall, clock, progress, control, wall.nanos());
+  }
+
+  /**
+   * Runs (or resumes) a run whose clock started at {@code startedAtNanos} on {@code wall}: before the request's
+   * device was opened (and before the process started, for {@code gitm run}), so that opening it counts inside the
+   * budget. Closes {@code request.device()}.
+   */
+  public static Result run(Request req, Ticker wall, Clock clock, Listener progress, Control control,
+      long startedAtNanos) throws IOException {
+    long before = Math.max(0, wall.nanos() - startedAtNanos);
     Journal.Contents previous = req.previous();
     Duration usedBefore = Duration.ZERO;
     if (previous != null && previous.entries().size() > 1) {
@@ -209,8 +228,8 @@ public final class RunLoop {
           Instant.parse(previous.entries().getLast().time()));
     }
     PhasePlan plan = new PhasePlan(req.budget());
-    long startNanos = wall.nanos() - usedBefore.toNanos();
-    Instant started = clock.instant().minus(usedBefore);
+    long startNanos = wall.nanos() - before - usedBefore.toNanos();
+    Instant started = clock.instant().minus(usedBefore).minusNanos(before);
     return execute(req, plan, wall, clock, startNanos, started, progress, control);
   }
 
@@ -237,6 +256,7 @@ public final class RunLoop {
     io.gitm.trace.TraceMeta meta;
     String ceilingsNote;
     List<TrialRecord> completed = new java.util.ArrayList<>();
+    Optimizer.Ranking earlierRanking = null;
     List<String> profileNotes = new java.util.ArrayList<>();
     Map<String, Double> facts = new LinkedHashMap<>();
     try (Device d = proc != null ? null : req.device()) {
@@ -270,6 +290,8 @@ public final class RunLoop {
         for (Journal.Entry e : previous.entries()) {
           if (e.type().equals("trial")) {
             completed.add(JSON.convertValue(e.data().get("trial"), TrialRecord.class));
+          } else if (e.type().equals("ranked")) {
+            earlierRanking = JSON.convertValue(e.data().get("ranking"), Optimizer.Ranking.class);
           }
         }
       }
@@ -381,18 +403,33 @@ public final class RunLoop {
           append(j, clock, "trial", Map.of("trial", JSON.convertValue(t, Map.class)));
           progress.trial(t, startNanos, plan);
         }
+
+        @Override
+        public void trialStarted(int number, String what) {
+          progress.trialStarted("trial " + number + " " + what, startNanos, plan);
+        }
+
+        @Override
+        public void ranked(Optimizer.Ranking ranking) {
+          append(j, clock, "ranked", Map.of("ranking", JSON.convertValue(ranking, Map.class)));
+        }
       };
+      for (TrialRecord t : completed) {
+        progress.reused(t, startNanos, plan);
+      }
       try (io.gitm.agents.Job.Closeable job = proc != null
           ? new io.gitm.agents.ProcessJob(proc.spec(), run.dir(), wall, processTimeout)
           : new io.gitm.agents.ManagedJob(w, req.provider(), request, req.dataDir(), perBlock)) {
         outcome = Optimizer.run(proc != null ? null : w.spec(), proc != null ? proc.spec().rtol()
             : w.spec().outputTolerance(), job, info, meta, records, facts, hw, replaySpec, plan, wall, startNanos,
-            options, events, completed);
+            options, events, completed, earlierRanking);
       } catch (RuntimeException e) {
         failure = oneLine(String.valueOf(e.getMessage()));
         append(j, clock, "failed", Map.of("phase", "optimize", "error", failure));
       }
       boolean interruptFlag = control.leaveApply();
+      AfterTrace after = proc != null ? new AfterTrace(List.of(), "no \"after\" timeline: a black-box job's runs in"
+          + " the apply phase are not traced") : traceAfter(req, outcome, baseline, wall, startNanos, plan, control);
       long tr = wall.nanos();
       progress.phase(Phase.REPORT, plan.remaining(Phase.REPORT, Duration.ofNanos(wall.nanos() - startNanos)));
       boolean wasInterrupted = control.stopRequested() || interruptFlag
@@ -431,8 +468,11 @@ public final class RunLoop {
       Map<String, Object> brief;
       try {
         used.put(Phase.REPORT, Duration.ofNanos(wall.nanos() - tr));
+        if (after.note() != null) {
+          notes.add(after.note());
+        }
         report = ReportAssembly.build(run.id(), workload, info, plan, target.fraction(), status, started,
-            clock.instant(), baseline, outcome, records, used, notes, req.gitmVersion(),
+            clock.instant(), baseline, outcome, records, after.records(), used, notes, req.gitmVersion(),
             proc == null || proc.spec().metric().higherIsBetter());
         Reports.write(run.dir(), report);
         brief = summary(workload, budget, target, outcome, baseline, status, wall, startNanos, plan);
@@ -453,6 +493,62 @@ public final class RunLoop {
       progress.line("report   " + run.dir().resolve("report.md") + " (also report.html, report.json)");
       return new Result(run, status, baseline, outcome, deviceMap, brief, failure);
     }
+  }
+
+  /** The final setup's short trace for the report's "after" timeline, or why there is none. */
+  record AfterTrace(List<TraceRecord> records, String note) {}
+
+  /** Wall time the "after" trace may take at most, device opening excluded. */
+  static final Duration AFTER_TRACE_WINDOW = Duration.ofSeconds(1);
+  /** Iterations the "after" trace runs at most: the timeline shows the first 30 ms of device work. */
+  static final int AFTER_TRACE_ITERATIONS = 20;
+  /** Wall time kept for writing the report after the "after" trace. */
+  static final Duration AFTER_TRACE_LEAVES = Duration.ofSeconds(3);
+
+  /**
+   * Traces a short window of the final setup (the agent's anchor, after its confirmation gate) on a device opened
+   * as the apply phase opens it for that setup, for the report's "after" timeline; skipped, with the reason, when
+   * nothing was kept, the run was stopped, or less than {@link #AFTER_TRACE_LEAVES} plus a tenth of a second of the
+   * budget is left.
+   */
+  static AfterTrace traceAfter(Request req, Optimizer.Outcome outcome, Profiler.Baseline baseline, Ticker wall,
+      long startNanos, PhasePlan plan, Control control) {
+    if (outcome == null || outcome.agent().keptLevers().isEmpty()) {
+      return new AfterTrace(List.of(), null);
+    }
+    if (control.stopRequested()) {
+      return new AfterTrace(List.of(), "no \"after\" timeline: the run was stopped before the final setup was traced");
+    }
+    io.gitm.kernels.Setup setup = outcome.agent().anchor();
+    Duration budgetLeft = plan.budget().duration().minus(Duration.ofNanos(wall.nanos() - startNanos));
+    if (budgetLeft.minus(AFTER_TRACE_LEAVES).compareTo(Duration.ofMillis(100)) < 0) {
+      return new AfterTrace(List.of(), "no \"after\" timeline: the budget had no time left to trace the final setup");
+    }
+    DeviceRequest base = req.deviceRequest();
+    Map<String, String> options = new LinkedHashMap<>(base.options());
+    options.putAll(setup.deviceSettings());
+    io.gitm.device.SchedulingMode mode = setup.scheduling() == io.gitm.device.SchedulingMode.AUTO ? base.scheduling()
+        : setup.scheduling();
+    List<TraceRecord> out = java.util.Collections.synchronizedList(new ArrayList<>());
+    try (Device d = req.provider().open(new DeviceRequest(base.ordinal(), mode, options))) {
+      Duration left = plan.budget().duration().minus(Duration.ofNanos(wall.nanos() - startNanos))
+          .minus(AFTER_TRACE_LEAVES);
+      if (left.compareTo(Duration.ofMillis(100)) < 0) {
+        return new AfterTrace(List.of(), "no \"after\" timeline: opening the device for the final setup used the"
+            + " time left");
+      }
+      Duration window = left.compareTo(AFTER_TRACE_WINDOW) < 0 ? left : AFTER_TRACE_WINDOW;
+      int iterations = Math.max(2, Math.min(AFTER_TRACE_ITERATIONS, baseline.iterations()));
+      Profiler.run(d, req.workload(), setup.config(), req.dataDir(), wall, new Profiler.Options(window, iterations,
+          d.info().kind() == DeviceKind.SIMULATED ? SIM_SAMPLE_PERIOD_NS : SAMPLE_PERIOD_NS), m -> out::add,
+          control::stopRequested);
+    } catch (RuntimeException e) {
+      return new AfterTrace(List.of(), "no \"after\" timeline: tracing the final setup failed: "
+          + oneLine(String.valueOf(e.getMessage())));
+    }
+    List<TraceRecord> records = List.copyOf(out);
+    return new AfterTrace(records, setup.cpus().isEmpty() ? null : "the \"after\" timeline ran the final setup"
+        + " without its CPU pinning (" + setup.cpus() + "); the gates measured it pinned");
   }
 
   private static String pad(Phase p) {

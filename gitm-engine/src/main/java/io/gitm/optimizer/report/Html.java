@@ -308,6 +308,9 @@ final class Html {
       }
       case TRACE -> "trace slice <code>" + escape(e.ref()) + "</code> from " + escape(Fmt.ns(e.startNs())) + " to "
           + escape(Fmt.ns(e.endNs())) + " (trace clock)" + note;
+      case FACT -> "fact behind <code>" + escape(e.ref()) + "</code>'s expectation" + note;
+      case GATE -> "gate of <a href=\"#trial-" + escape(e.ref().substring(e.ref().indexOf(' ') + 1)) + "\">"
+          + escape(e.ref()) + "</a>" + note;
     };
   }
 

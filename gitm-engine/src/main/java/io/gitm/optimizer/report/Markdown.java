@@ -168,6 +168,8 @@ final class Markdown {
       }
       case TRACE -> "trace slice " + code(e.ref()) + " from " + Fmt.ns(e.startNs()) + " to " + Fmt.ns(e.endNs())
           + " (trace clock)" + note;
+      case FACT -> "fact behind " + code(e.ref()) + "'s expectation" + note;
+      case GATE -> "gate of " + text(e.ref()) + note;
     };
   }
 

@@ -87,6 +87,10 @@ public record Report(int schemaVersion, Run run, List<PhaseUse> phases, Baseline
         if (e.kind() == RefKind.HYPOTHESIS && !hypothesisIds.contains(e.ref())) {
           throw new IllegalArgumentException("claim " + c.id() + " cites hypothesis '" + e.ref() + "', which the report does not hold");
         }
+        if (e.kind() == RefKind.GATE && !trialIndexes.contains(gateTrial(e.ref()))) {
+          throw new IllegalArgumentException("claim " + c.id() + " cites the gate of '" + e.ref() + "', which the"
+              + " report does not hold (write it as: trial N)");
+        }
       }
       if (c.intervention() != null && c.intervention().trial() != null
           && !trialIndexes.contains(c.intervention().trial())) {
@@ -471,13 +475,25 @@ public record Report(int schemaVersion, Run run, List<PhaseUse> phases, Baseline
   }
 
   /** What a claim's evidence reference points at. */
+  /** The trial a {@link RefKind#GATE} reference names ({@code trial 3} → 3), or -1. */
+  static int gateTrial(String ref) {
+    if (ref != null && ref.matches("trial [1-9][0-9]{0,8}")) {
+      return Integer.parseInt(ref.substring(6));
+    }
+    return -1;
+  }
+
   public enum RefKind {
     /** A {@link Violation}, by id. */
     VIOLATION,
     /** A {@link Hypothesis}, by id. */
     HYPOTHESIS,
     /** A slice of the trace, by stream (or any description) and a time range. */
-    TRACE
+    TRACE,
+    /** A fact of the profile that a lever's expected gain was read from: {@code ref} is the lever's id. */
+    FACT,
+    /** The rollback gate's measurement behind the claim: {@code ref} is {@code trial N}, a trial of this report. */
+    GATE
   }
 
   /**
@@ -515,6 +531,14 @@ public record Report(int schemaVersion, Run run, List<PhaseUse> phases, Baseline
 
     public static EvidenceRef trace(String slice, long startNs, long endNs, String note) {
       return new EvidenceRef(RefKind.TRACE, slice, startNs, endNs, note);
+    }
+
+    public static EvidenceRef fact(String lever, String note) {
+      return new EvidenceRef(RefKind.FACT, lever, null, null, note);
+    }
+
+    public static EvidenceRef gate(int trial, String note) {
+      return new EvidenceRef(RefKind.GATE, "trial " + trial, null, null, note);
     }
   }
 

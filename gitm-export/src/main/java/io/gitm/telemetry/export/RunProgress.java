@@ -90,6 +90,21 @@ final class RunProgress implements RunLoop.Listener {
   @Override
   public void trial(TrialRecord t, long runStartNanos, PhasePlan plan) {
     delegate.trial(t, runStartNanos, plan);
+    count(t, runStartNanos, plan);
+  }
+
+  @Override
+  public void reused(TrialRecord t, long runStartNanos, PhasePlan plan) {
+    delegate.reused(t, runStartNanos, plan);
+    count(t, runStartNanos, plan);
+  }
+
+  @Override
+  public void trialStarted(String what, long runStartNanos, PhasePlan plan) {
+    delegate.trialStarted(what, runStartNanos, plan);
+  }
+
+  private void count(TrialRecord t, long runStartNanos, PhasePlan plan) {
     guard(() -> {
       synchronized (this) {
         if (t.kind() == TrialRecord.Kind.CONFIRMATION) {
