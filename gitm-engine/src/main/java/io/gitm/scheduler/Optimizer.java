@@ -212,7 +212,7 @@ public final class Optimizer {
     events.phaseStarted(Phase.APPLY, applyEnd.minus(since(wall, startNanos)));
     Agent.Options ao = Agent.Options.defaults().withGate(options.gate()).withTarget(options.target())
         .withOutputTolerance(outputTolerance).withExpectedTrial(options.expectedTrial());
-    Agent agent = new Agent(wall, ao);
+    Agent agent = new Agent(wall, ao, onTop(replayed ? replaySpec : null, trace, candidates));
     Announcing announcing = new Announcing(job, shipped, candidates, context, events, completed);
     Agent.Result result = agent.optimize(announcing, shipped, candidates, context, startNanos + applyEnd.toNanos(),
         done -> {
@@ -224,6 +224,33 @@ public final class Optimizer {
     events.phaseEnded(Phase.APPLY, used.get(Phase.APPLY), result.detail());
     return new Outcome(analysis, candidates, predictions, ranking.replayModelError(), q, result, used, notApplicable,
         expectations, notReused(completed, result.trials()), rankingReused);
+  }
+
+  /**
+   * Predictions of a lever on top of the kept levers, by counterfactual replay of the trace with their changes (the
+   * replay is prepared at the first question); null without a replay model. Only levers ranked by replay are asked.
+   */
+  static Agent.Predictor onTop(SimSpec replaySpec, List<TraceRecord> trace, List<Candidate> candidates) {
+    if (replaySpec == null || trace.isEmpty()) {
+      return null;
+    }
+    java.util.Set<String> modelled = new java.util.HashSet<>();
+    candidates.stream().filter(c -> c.basis().equals("replay")).forEach(c -> modelled.add(c.id()));
+    Optional<Counterfactual>[] cf = new Optional[1];
+    return (lever, kept) -> {
+      if (!modelled.contains(lever.id())) {
+        return java.util.OptionalDouble.empty();
+      }
+      if (cf[0] == null) {
+        cf[0] = Counterfactual.of(trace, replaySpec);
+      }
+      if (cf[0].isEmpty()) {
+        return java.util.OptionalDouble.empty();
+      }
+      Counterfactual.Prediction p = cf[0].get().predictOnTop(lever, kept);
+      return p.modelled() ? java.util.OptionalDouble.of(Math.max(0.05, 1 + p.gain()))
+          : java.util.OptionalDouble.empty();
+    };
   }
 
   /**

@@ -101,8 +101,8 @@ final class ReportAssembly {
         }
         trials.add(new Report.Trial(t.index() + 1, t.levers(), safety(t.levers()), t.predictedGain() - 1, unc,
             measured, p, t.kept() && measured != null ? Report.Verdict.KEPT : Report.Verdict.ROLLED_BACK,
-            v.outcome().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + (v.detail().isEmpty() ? ""
-                : ": " + v.detail()), v.blocks(), v.wallNanos() / 1e9));
+            checkOf(t) + v.outcome().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
+                + (v.detail().isEmpty() ? "" : ": " + v.detail()), v.blocks(), v.wallNanos() / 1e9));
         String set = setBy(t.candidate());
         if (!set.isEmpty()) {
           notes.add("trial " + (t.index() + 1) + " (" + String.join(" + ", t.levers()) + "):" + set.substring(1));
@@ -307,6 +307,20 @@ final class ReportAssembly {
       }
     }
     return null;
+  }
+
+  /**
+   * What a trial that cannot move the anchor checked, ahead of its outcome: a member check gates a passed
+   * combination against the same without that member, so "kept" there means the member matters.
+   */
+  static String checkOf(TrialRecord t) {
+    if (t.kind() != TrialRecord.Kind.MEMBER) {
+      return "";
+    }
+    return "member check, " + String.join(" + ", t.levers()) + " on top of "
+        + (t.anchorLevers().isEmpty() ? "the anchor" : String.join(" + ", t.anchorLevers())) + " ("
+        + (t.verdict().outcome() == Verdict.Outcome.KEPT ? "it matters; kept through its combination" : "dropped")
+        + "): ";
   }
 
   /** A verdict's gain as a delta with its interval; an end that is not finite becomes the gain itself. */
