@@ -195,8 +195,11 @@ final class AnalyzeCommand implements Callable<Integer> {
     out.printf(Locale.ROOT, "graph     %d operations (%d model-based, %d empirical), %d predicted-concurrent pairs%n",
         a.nodes(), a.modelNodes(), a.nodes() - a.modelNodes(), a.concurrentPairs());
     a.byBasis().forEach((b, kinds) -> out.printf(Locale.ROOT, "basis     %-40s %s%n", b.label() + ":",
-        kinds.entrySet().stream().map(e -> e.getValue() + " " + e.getKey().name().toLowerCase(Locale.ROOT)
-            + (e.getValue() == 1 ? "" : "s")).collect(java.util.stream.Collectors.joining(", "))));
+        kinds.entrySet().stream().map(e -> e.getValue() + " " + switch (e.getKey()) {
+          case KERNEL -> e.getValue() == 1 ? "kernel" : "kernels";
+          case COPY -> e.getValue() == 1 ? "copy" : "copies";
+          case MEMSET -> e.getValue() == 1 ? "memset" : "memsets";
+        }).collect(java.util.stream.Collectors.joining(", "))));
     for (Map<String, Object> p : predictions(a)) {
       if (p.get("basis").equals(Graph.Basis.PEERS.name())) {
         out.println("peers     '" + p.get("subject") + "' (" + p.get("count") + "×) from " + p.get("peers"));
