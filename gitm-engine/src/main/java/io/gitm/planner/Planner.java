@@ -34,8 +34,10 @@ import java.util.Map;
  * Graph.Basis#PEERS}): the kernels of its name family ({@link #family}) with the same grid shape, else of its family,
  * else of its grid shape, when that pool holds at least {@link #MIN_HISTORY} executions and another name.
  *
- * <p>Copy bounds: bytes at the calibrated rate for the direction and host memory kind (pinned or pageable), plus a
- * fixed cost of {@link #COPY_FIXED_NS}, with the same slack; a memset's bytes at the memory bandwidth
+ * <p>Copy bounds: the upper bound is bytes at the calibrated rate for the direction and host memory kind (pinned or
+ * pageable), plus a fixed cost of {@link #COPY_FIXED_NS}, with the same slack; the lower bound is the same bytes at
+ * that rate, except for a pageable copy, whose device-side record is only the DMA from or to the driver's pinned
+ * staging buffer: bytes at the pinned rate. A memset's bytes at the memory bandwidth
  * ({@link Graph.Basis#COPY_MODEL}).
  */
 public final class Planner {
@@ -197,10 +199,12 @@ public final class Planner {
   }
 
   static Graph.Node copy(int i, CopyRecord c, HardwareSpec hw, long launchNs) {
-    double rate = copyRate(c, hw);
-    double lower = c.bytes() / rate * 1e9;
+    double expected = c.bytes() / copyRate(c, hw) * 1e9;
+    // the device records only a pageable copy's DMA from or to the driver's pinned staging buffer, at up to the
+    // pinned rate; the calibrated pageable rate includes the host-side staging, so it bounds the copy only from above
+    double lower = pageable(c) ? c.bytes() / copyRate(c.kind(), false, hw) * 1e9 : expected;
     return new Graph.Node(i, Graph.Kind.COPY, copyName(c), c.device(), c.stream(), c.correlationId(), launchNs,
-        c.startNs(), c.endNs(), lower, (lower + COPY_FIXED_NS) * SLACK, c.bytes(), -1, 0, Graph.Bound.MEMORY,
+        c.startNs(), c.endNs(), lower, (expected + COPY_FIXED_NS) * SLACK, c.bytes(), -1, 0, Graph.Bound.MEMORY,
         Graph.Basis.COPY_MODEL);
   }
 
