@@ -101,6 +101,9 @@ class AnalyzeCommandTest {
     List<String> d = new ArrayList<>();
     j.get("diagnostics").forEach(x -> d.add(x.asString()));
     assertThat(d).anyMatch(x -> x.startsWith("the trace's meta lists device(s) [1] that no record names"));
+    // the idle breakdown per stream and per device comes with it
+    assertThat(j.get("idle").get("streams").get(0).get("stream").asInt()).isEqualTo(7);
+    assertThat(j.get("idle").get("devices").get(0).get("stream").asInt()).isEqualTo(-1);
     noStackTrace(r);
   }
 
