@@ -123,21 +123,32 @@ public final class Monitor {
     List<Graph.Node> nodes = graph.nodes();
     List<OverheadRecord> overhead = new ArrayList<>();
     List<MarkerRecord> markers = new ArrayList<>();
+    List<ApiCallRecord> sync = new ArrayList<>();
+    List<ApiCallRecord> alloc = new ArrayList<>();
+    List<ApiCallRecord> copy = new ArrayList<>();
     for (TraceRecord r : trace) {
-      if (r instanceof OverheadRecord o) {
-        overhead.add(o);
-      } else if (r instanceof MarkerRecord m && ITERATION.matcher(m.name()).matches()) {
-        markers.add(m);
+      switch (r) {
+        case ApiCallRecord a when blocks(a) -> {
+          switch (a.kind()) {
+            case SYNC -> sync.add(a);
+            case ALLOC, FREE -> alloc.add(a);
+            default -> copy.add(a);
+          }
+        }
+        case OverheadRecord o -> overhead.add(o);
+        case MarkerRecord m when ITERATION.matcher(m.name()).matches() -> markers.add(m);
+        default -> {
+        }
       }
     }
-    overhead.sort(Comparator.comparingLong(OverheadRecord::startNs));
+    Intervals tracer = Intervals.of(overhead);
     double[] residual = new double[nodes.size()];
     double[] duration = new double[nodes.size()];
     long overheadIn = 0;
     // executions per subject (kernel name, copy kind), as index lists in start order
     Map<String, int[]> bySubject = new LinkedHashMap<>();
     for (Graph.Node n : nodes) {
-      long o = overhead.isEmpty() ? 0 : covered(overhead, n.startNs(), n.endNs());
+      long o = tracer.covered(n.startNs(), n.endNs());
       overheadIn += o;
       duration[n.index()] = n.durationNs() - o;
       residual[n.index()] = duration[n.index()] - n.upperNs();
@@ -164,11 +175,11 @@ public final class Monitor {
       traffic(nodes, e.getKey(), idx).ifPresent(out::add);
       floor(nodes, duration, e.getKey(), idx).ifPresent(floors::add);
     }
-    concurrency(graph, overhead).ifPresent(out::add);
+    concurrency(graph, tracer).ifPresent(out::add);
     out.sort(Comparator.comparingDouble(Violation::excessNs).reversed());
     floors.sort(Comparator.comparingLong(Floor::count).reversed());
     long[] span = span(nodes);
-    Idle idle = idle(nodes, trace, overhead, launchLatencyNs);
+    Idle idle = idle(nodes, tracer, Intervals.of(sync), Intervals.of(alloc), Intervals.of(copy), launchLatencyNs);
     return new Result(out, residual, idle, span[1] - span[0], busy(nodes), judged, graph.concurrentPairs().size(),
         floors, iterations(nodes, duration, residual, markers), overheadIn);
   }
@@ -202,7 +213,8 @@ public final class Monitor {
 
   private static Optional<Floor> floor(List<Graph.Node> nodes, double[] duration, String subject, int[] idx) {
     int judged = 0;
-    List<Double> ratios = new ArrayList<>();
+    int below = 0;
+    double[] ratios = null;
     List<String> ex = new ArrayList<>();
     Graph.Basis basis = null;
     for (int i : idx) {
@@ -212,18 +224,20 @@ public final class Monitor {
       }
       judged++;
       if (duration[i] < g.lowerNs() * FLOOR_TOLERANCE) {
-        ratios.add(duration[i] / g.lowerNs());
+        if (ratios == null) {
+          ratios = new double[idx.length];
+        }
+        ratios[below++] = duration[i] / g.lowerNs();
         basis = g.basis();
         if (ex.size() < 5) {
           ex.add(ref(g));
         }
       }
     }
-    if (ratios.isEmpty()) {
+    if (below == 0) {
       return Optional.empty();
     }
-    double[] r = ratios.stream().mapToDouble(Double::doubleValue).toArray();
-    return Optional.of(new Floor(subject, basis, r.length, judged, median(r), ex));
+    return Optional.of(new Floor(subject, basis, below, judged, median(Arrays.copyOf(ratios, below)), ex));
   }
 
   /** Per iteration marker, the residuals of the operations issued within it (by their launch time). */
@@ -235,22 +249,29 @@ public final class Monitor {
     List<MarkerRecord> m = new ArrayList<>(markers);
     m.sort(Comparator.comparingLong(MarkerRecord::startNs));
     long[] starts = new long[m.size()];
+    long[] ends = new long[m.size()];
     for (int i = 0; i < starts.length; i++) {
       starts[i] = m.get(i).startNs();
+      ends[i] = m.get(i).endNs();
     }
     int[] ops = new int[m.size()];
     int[] beyond = new int[m.size()];
     double[] dev = new double[m.size()];
     double[] lower = new double[m.size()];
     double[] excess = new double[m.size()];
+    int at = -1;
     for (Graph.Node n : nodes) {
-      int at = Arrays.binarySearch(starts, n.launchNs());
-      at = at >= 0 ? at : -at - 2;
-      // equal starts: the last marker that starts at or before the launch
-      while (at >= 0 && at + 1 < starts.length && starts[at + 1] == n.launchNs()) {
+      long l = n.launchNs();
+      // the last marker that starts at or before the launch: launches mostly come in order, so step forward from the
+      // previous one, and search only when a launch goes back
+      if (at >= 0 && l < starts[at]) {
+        at = Arrays.binarySearch(starts, l);
+        at = at >= 0 ? at : -at - 2;
+      }
+      while (at + 1 < starts.length && starts[at + 1] <= l) {
         at++;
       }
-      if (at < 0 || n.launchNs() > m.get(at).endNs()) {
+      if (at < 0 || l > ends[at]) {
         continue;
       }
       ops[at]++;
@@ -334,7 +355,7 @@ public final class Monitor {
         "declared bytes against measured bytes"));
   }
 
-  private static Optional<Violation> concurrency(Graph graph, List<OverheadRecord> overhead) {
+  private static Optional<Violation> concurrency(Graph graph, Intervals tracer) {
     List<int[]> pairs = graph.concurrentPairs();
     int n = 0;
     double lost = 0;
@@ -345,8 +366,7 @@ public final class Monitor {
       boolean overlap = a.startNs() < b.endNs() && b.startNs() < a.endNs();
       if (!overlap) {
         // the tracer's own time within the pair's extent explains that much of the lost overlap
-        long o = overhead.isEmpty() ? 0 : covered(overhead, Math.min(a.startNs(), b.startNs()),
-            Math.max(a.endNs(), b.endNs()));
+        long o = tracer.covered(Math.min(a.startNs(), b.startNs()), Math.max(a.endNs(), b.endNs()));
         double l = Math.min(a.durationNs(), b.durationNs()) - o;
         if (l <= 0) {
           continue;
@@ -408,62 +428,91 @@ public final class Monitor {
     return busy;
   }
 
-  static Idle idle(List<Graph.Node> nodes, List<? extends TraceRecord> trace, List<OverheadRecord> overhead,
+  static Idle idle(List<Graph.Node> nodes, Intervals tracer, Intervals syncs, Intervals allocs, Intervals copies,
       double launchLatencyNs) {
-    List<ApiCallRecord> sync = new ArrayList<>();
-    List<ApiCallRecord> alloc = new ArrayList<>();
-    List<ApiCallRecord> copy = new ArrayList<>();
-    for (TraceRecord r : trace) {
-      if (r instanceof ApiCallRecord a && blocks(a)) {
-        switch (a.kind()) {
-          case SYNC -> sync.add(a);
-          case ALLOC, FREE -> alloc.add(a);
-          default -> copy.add(a);
-        }
-      }
-    }
-    for (List<ApiCallRecord> l : List.of(sync, alloc, copy)) {
-      l.sort(Comparator.comparingLong(ApiCallRecord::startNs));
-    }
     long threshold = Math.max(5_000, Math.round(4 * launchLatencyNs));
-    // nodes by (device, stream) and by device, each in start order
-    Map<Long, List<Graph.Node>> byStream = new java.util.TreeMap<>();
-    Map<Integer, List<Graph.Node>> byDevice = new java.util.TreeMap<>();
+    // one pass in start order: a gap state per stream and per device (a job has few of either)
+    Slots streamSlots = new Slots();
+    Slots deviceSlots = new Slots();
+    List<Gaps> streamGaps = new ArrayList<>();
+    List<Gaps> deviceGaps = new ArrayList<>();
     for (Graph.Node n : nodes) {
-      byStream.computeIfAbsent(((long) n.device() << 32) | (n.stream() & 0xffffffffL), k -> new ArrayList<>()).add(n);
-      byDevice.computeIfAbsent(n.device(), k -> new ArrayList<>()).add(n);
+      int s = streamSlots.slot(((long) n.device() << 32) | (n.stream() & 0xffffffffL));
+      if (s == streamGaps.size()) {
+        streamGaps.add(new Gaps(n.device(), n.stream()));
+      }
+      int d = deviceSlots.slot(n.device());
+      if (d == deviceGaps.size()) {
+        deviceGaps.add(new Gaps(n.device(), -1));
+      }
+      streamGaps.get(s).next(n, tracer, threshold, null, null, null);
+      deviceGaps.get(d).next(n, tracer, threshold, syncs, allocs, copies);
     }
+    streamGaps.sort(Comparator.comparingInt((Gaps g) -> g.device).thenComparingInt(g -> g.stream));
+    deviceGaps.sort(Comparator.comparingInt(g -> g.device));
     List<Part> streams = new ArrayList<>();
-    for (List<Graph.Node> l : byStream.values()) {
-      long[] c = gaps(l, overhead, threshold, null, null, null);
-      streams.add(new Part(l.getFirst().device(), l.getFirst().stream(), c[0], c[1], c[2]));
+    for (Gaps g : streamGaps) {
+      streams.add(g.part());
     }
     List<Part> devices = new ArrayList<>();
     long[] total = new long[7];
-    for (List<Graph.Node> l : byDevice.values()) {
-      long[] c = gaps(l, overhead, threshold, sync, alloc, copy);
-      devices.add(new Part(l.getFirst().device(), -1, c[0], c[1], c[2]));
+    for (Gaps g : deviceGaps) {
+      devices.add(g.part());
       for (int i = 0; i < total.length; i++) {
-        total[i] += c[i];
+        total[i] += g.c[i];
       }
     }
     return new Idle(total[0], total[1], total[2], total[3], threshold, total[4], total[5], total[6], devices, streams);
   }
 
+  /** Dense slots for keys; linear search, the last key cached (a job has few streams and devices). */
+  private static final class Slots {
+    private long[] keys = new long[8];
+    private int n;
+    private long lastKey = Long.MIN_VALUE;
+    private int lastSlot = -1;
+
+    int slot(long key) {
+      if (key == lastKey) {
+        return lastSlot;
+      }
+      int i = 0;
+      while (i < n && keys[i] != key) {
+        i++;
+      }
+      if (i == n) {
+        if (n == keys.length) {
+          keys = Arrays.copyOf(keys, n * 2);
+        }
+        keys[n++] = key;
+      }
+      lastKey = key;
+      lastSlot = i;
+      return i;
+    }
+  }
+
   /**
-   * The idle gaps of one stream's or one device's operations (in start order), by category: {kernel wait, host wait,
-   * other, tracer overhead taken out, then host wait inside blocking synchronizations, allocations, copies} (the last
-   * three only where the call lists are given).
+   * The idle gaps of one stream's or one device's operations (fed in start order), by category: {kernel wait, host
+   * wait, other, tracer overhead taken out, then host wait inside blocking synchronizations, allocations, copies}
+   * (the last three only where the call intervals are given).
    */
-  private static long[] gaps(List<Graph.Node> ops, List<OverheadRecord> overhead, long threshold,
-      List<ApiCallRecord> sync, List<ApiCallRecord> alloc, List<ApiCallRecord> copy) {
-    long[] c = new long[7];
-    long curEnd = Long.MIN_VALUE;
-    for (Graph.Node n : ops) {
+  private static final class Gaps {
+    final int device;
+    final int stream;
+    final long[] c = new long[7];
+    private long curEnd = Long.MIN_VALUE;
+
+    Gaps(int device, int stream) {
+      this.device = device;
+      this.stream = stream;
+    }
+
+    void next(Graph.Node n, Intervals tracer, long threshold, Intervals sync, Intervals alloc, Intervals copy) {
       if (curEnd != Long.MIN_VALUE && n.startNs() > curEnd) {
         long from = curEnd;
         long to = n.startNs();
-        long o = overhead.isEmpty() ? 0 : covered(overhead, from, to);
+        long o = tracer.covered(from, to);
         c[3] += o;
         long gap = to - from - o;
         // issued after the device went idle: it waited for the host (a launch time equal to the start is unknown)
@@ -473,9 +522,9 @@ public final class Monitor {
         } else if (hostWait) {
           c[1] += gap;
           if (sync != null) {
-            long s = Math.min(gap, covered(sync, from, to));
-            long a = Math.min(gap - s, covered(alloc, from, to));
-            long p = Math.min(gap - s - a, covered(copy, from, to));
+            long s = Math.min(gap, sync.covered(from, to));
+            long a = Math.min(gap - s, alloc.covered(from, to));
+            long p = Math.min(gap - s - a, copy.covered(from, to));
             c[4] += s;
             c[5] += a;
             c[6] += p;
@@ -488,7 +537,10 @@ public final class Monitor {
       }
       curEnd = Math.max(curEnd, n.endNs());
     }
-    return c;
+
+    Part part() {
+      return new Part(device, stream, c[0], c[1], c[2]);
+    }
   }
 
   /** Whether a host call blocks the host until the device (or the driver) is done. */
@@ -502,32 +554,50 @@ public final class Monitor {
     };
   }
 
-  /** Time within [from, to) covered by the (start-sorted) intervals. */
-  static long covered(List<? extends TraceRecord> sorted, long from, long to) {
-    int lo = 0;
-    int hi = sorted.size();
-    while (lo < hi) {
-      int mid = (lo + hi) >>> 1;
-      if (sorted.get(mid).startNs() < from - 10_000_000L) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
+  /** The union of a set of intervals, as disjoint sorted intervals, to ask how much of a range they cover. */
+  static final class Intervals {
+    private final long[] starts;
+    private final long[] ends;
+
+    private Intervals(long[] starts, long[] ends) {
+      this.starts = starts;
+      this.ends = ends;
     }
-    long total = 0;
-    long reached = from;
-    for (int i = lo; i < sorted.size(); i++) {
-      TraceRecord r = sorted.get(i);
-      if (r.startNs() >= to) {
-        break;
+
+    static Intervals of(List<? extends TraceRecord> records) {
+      List<? extends TraceRecord> sorted = new ArrayList<>(records);
+      sorted.sort(Comparator.comparingLong(TraceRecord::startNs));
+      long[] s = new long[sorted.size()];
+      long[] e = new long[sorted.size()];
+      int n = 0;
+      for (TraceRecord r : sorted) {
+        if (r.endNs() <= r.startNs()) {
+          continue;
+        }
+        if (n > 0 && r.startNs() <= e[n - 1]) {
+          e[n - 1] = Math.max(e[n - 1], r.endNs());
+        } else {
+          s[n] = r.startNs();
+          e[n] = r.endNs();
+          n++;
+        }
       }
-      long s = Math.max(reached, r.startNs());
-      long e = Math.min(to, r.endNs());
-      if (e > s) {
-        total += e - s;
-        reached = e;
-      }
+      return new Intervals(Arrays.copyOf(s, n), Arrays.copyOf(e, n));
     }
-    return total;
+
+    /** Time within [from, to) the intervals cover. */
+    long covered(long from, long to) {
+      if (starts.length == 0 || to <= from) {
+        return 0;
+      }
+      // the first interval that ends after from (ends are sorted: the intervals are disjoint)
+      int i = Arrays.binarySearch(ends, from);
+      i = i >= 0 ? i + 1 : -i - 1;
+      long total = 0;
+      for (; i < starts.length && starts[i] < to; i++) {
+        total += Math.min(to, ends[i]) - Math.max(from, starts[i]);
+      }
+      return total;
+    }
   }
 }
