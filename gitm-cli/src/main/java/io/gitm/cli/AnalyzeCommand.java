@@ -47,6 +47,10 @@ final class AnalyzeCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print the analysis as JSON.")
   boolean json;
 
+  @Option(names = "--nodes", description = "With --json: every predicted operation with its bounds, basis and"
+      + " residual (large for long traces).")
+  boolean nodes;
+
   @CommandLine.Mixin
   StoreOptions storeOptions = new StoreOptions();
 
@@ -95,8 +99,15 @@ final class AnalyzeCommand implements Callable<Integer> {
     Ceilings.Choice ceilings = Ceilings.forTrace(meta, calibrated);
     Analysis.Result a = Analysis.analyze(meta, records, ceilings.spec(), notes);
     PrintWriter out = cl.getOut();
+    if (nodes && !json) {
+      throw new CommandLine.ParameterException(cl, "--nodes needs --json");
+    }
     if (json) {
-      out.println(Json.write(asMap(trace, a, ceilings)));
+      Map<String, Object> m = asMap(trace, a, ceilings);
+      if (nodes) {
+        m.put("graphNodes", nodes(a));
+      }
+      out.println(Json.write(m));
     } else {
       print(out, trace, a, ceilings);
     }
@@ -158,6 +169,32 @@ final class AnalyzeCommand implements Callable<Integer> {
     m.put("hypotheses", hs);
     m.put("facts", new java.util.TreeMap<>(a.facts()));
     return m;
+  }
+
+  /** Every node: what it is, its bounds and their basis, and its residual (duration less tracer time, less upper). */
+  static List<Map<String, Object>> nodes(Analysis.Result a) {
+    List<Map<String, Object>> out = new ArrayList<>(a.graph().nodes().size());
+    double[] residual = a.monitor().residualNs();
+    for (Graph.Node n : a.graph().nodes()) {
+      Map<String, Object> x = new LinkedHashMap<>();
+      x.put("index", n.index());
+      x.put("kind", n.kind().name());
+      x.put("name", n.name());
+      x.put("device", n.device());
+      x.put("stream", n.stream());
+      x.put("correlationId", n.correlationId());
+      x.put("startNs", n.startNs());
+      x.put("durationNs", n.durationNs());
+      x.put("lowerNs", n.lowerNs());
+      x.put("upperNs", n.upperNs());
+      x.put("residualNs", residual[n.index()]);
+      x.put("basis", n.basis().name());
+      if (!n.peers().isEmpty()) {
+        x.put("peers", n.peers());
+      }
+      out.add(x);
+    }
+    return out;
   }
 
   /** Streams listed by the text output, most idle first. */

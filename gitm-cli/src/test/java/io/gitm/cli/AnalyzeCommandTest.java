@@ -176,9 +176,13 @@ class AnalyzeCommandTest {
     e.add(launch(11, 1200.0));
     String peer = "vectorized_elementwise_kernel<2, mul>";
     e.add(kernel(peer, 7, 11, 1205.0, 100.0));
-    CliResult r = analyze(kineto("peers.json", List.of(0), e), "--json");
+    CliResult r = analyze(kineto("peers.json", List.of(0), e), "--json", "--nodes");
     assertThat(r.code()).as(r.err()).isZero();
     JsonNode j = Json.MAPPER.readTree(r.out());
+    JsonNode last = j.get("graphNodes").get(10);
+    assertThat(last.get("name").asString()).isEqualTo("vectorized_elementwise_kernel<2, mul>");
+    assertThat(last.get("basis").asString()).isEqualTo("PEERS");
+    assertThat(last.get("peers").asString()).startsWith("family 'vectorized_elementwise_kernel' grid 64x1x1");
     assertThat(j.get("modelNodes").asInt()).isZero();
     Map<String, String> basis = new java.util.HashMap<>();
     j.get("predictions").forEach(x -> basis.put(x.get("subject").asString(), x.get("basis").asString()));
