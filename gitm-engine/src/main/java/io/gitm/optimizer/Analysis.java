@@ -155,8 +155,9 @@ public final class Analysis {
 
   /**
    * Checks the input and returns the records to analyze: device operations on devices the meta does not list are
-   * kept (and said), state samples whose clock went backwards are dropped (and said), and missing fields are
-   * counted.
+   * kept (and said), devices the meta lists that no record names are said, state samples whose clock went backwards
+   * are dropped (and said), kernels out of order on their stream or of zero duration are kept (and said, see
+   * {@link #streamOrder}), and missing fields are counted.
    */
   static List<TraceRecord> check(TraceMeta meta, List<TraceRecord> trace, List<String> out) {
     Set<Integer> known = new HashSet<>();
