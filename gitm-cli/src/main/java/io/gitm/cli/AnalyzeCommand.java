@@ -4,7 +4,9 @@ import io.gitm.optimizer.Analysis;
 import io.gitm.optimizer.Ceilings;
 import io.gitm.optimizer.attribution.Evidence;
 import io.gitm.optimizer.attribution.Hypothesis;
+import io.gitm.optimizer.monitor.Monitor;
 import io.gitm.optimizer.monitor.Violation;
+import io.gitm.planner.Graph;
 import io.gitm.store.RunStore;
 import io.gitm.trace.TraceDevice;
 import io.gitm.trace.TraceMeta;
@@ -45,6 +47,10 @@ final class AnalyzeCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print the analysis as JSON.")
   boolean json;
 
+  @Option(names = "--nodes", description = "With --json: every predicted operation with its bounds, basis and"
+      + " residual (large for long traces).")
+  boolean nodes;
+
   @CommandLine.Mixin
   StoreOptions storeOptions = new StoreOptions();
 
@@ -58,12 +64,13 @@ final class AnalyzeCommand implements Callable<Integer> {
     List<TraceRecord> records = new ArrayList<>();
     TraceMeta meta;
     Path tmp = null;
+    List<String> notes = List.of();
     try {
       Path gtrace = trace;
       if (trace.getFileName().toString().endsWith(".json") || trace.getFileName().toString().endsWith(".json.gz")) {
         tmp = Files.createTempFile("gitm-analyze-", ".gtrace");
         Files.delete(tmp);
-        KinetoImporter.importTrace(trace, tmp);
+        notes = KinetoImporter.importTrace(trace, tmp).notes();
         gtrace = tmp;
       }
       try (TraceReader r = TraceReader.open(gtrace)) {
@@ -72,6 +79,8 @@ final class AnalyzeCommand implements Callable<Integer> {
       }
     } catch (IOException e) {
       throw TraceFiles.failure(trace, null, e);
+    } catch (IllegalArgumentException e) {
+      throw new CliFailure(trace + ": " + e.getMessage(), e);
     } finally {
       if (tmp != null) {
         Files.deleteIfExists(tmp);
@@ -88,10 +97,17 @@ final class AnalyzeCommand implements Callable<Integer> {
       }
     }
     Ceilings.Choice ceilings = Ceilings.forTrace(meta, calibrated);
-    Analysis.Result a = Analysis.analyze(meta, records, ceilings.spec());
+    Analysis.Result a = Analysis.analyze(meta, records, ceilings.spec(), notes);
     PrintWriter out = cl.getOut();
+    if (nodes && !json) {
+      throw new CommandLine.ParameterException(cl, "--nodes needs --json");
+    }
     if (json) {
-      out.println(Json.write(asMap(trace, a, ceilings)));
+      Map<String, Object> m = asMap(trace, a, ceilings);
+      if (nodes) {
+        m.put("graphNodes", nodes(a));
+      }
+      out.println(Json.write(m));
     } else {
       print(out, trace, a, ceilings);
     }
@@ -129,11 +145,14 @@ final class AnalyzeCommand implements Callable<Integer> {
     m.put("nodes", a.nodes());
     m.put("modelNodes", a.modelNodes());
     m.put("empiricalNodes", a.nodes() - a.modelNodes());
+    m.put("predictions", predictions(a));
     m.put("concurrentPairs", a.concurrentPairs());
     m.put("spanNs", a.spanNs());
     m.put("busyNs", a.busyNs());
     m.put("idle", a.idle());
     m.put("violations", a.violations());
+    m.put("belowLowerBound", a.monitor().floors());
+    m.put("iterations", a.monitor().iterations());
     List<Map<String, Object>> hs = new ArrayList<>();
     for (Hypothesis h : a.hypotheses()) {
       Map<String, Object> x = new LinkedHashMap<>();
@@ -152,6 +171,57 @@ final class AnalyzeCommand implements Callable<Integer> {
     return m;
   }
 
+  /** Every node: what it is, its bounds and their basis, and its residual (duration less tracer time, less upper). */
+  static List<Map<String, Object>> nodes(Analysis.Result a) {
+    List<Map<String, Object>> out = new ArrayList<>(a.graph().nodes().size());
+    double[] residual = a.monitor().residualNs();
+    for (Graph.Node n : a.graph().nodes()) {
+      Map<String, Object> x = new LinkedHashMap<>();
+      x.put("index", n.index());
+      x.put("kind", n.kind().name());
+      x.put("name", n.name());
+      x.put("device", n.device());
+      x.put("stream", n.stream());
+      x.put("correlationId", n.correlationId());
+      x.put("startNs", n.startNs());
+      x.put("durationNs", n.durationNs());
+      x.put("lowerNs", n.lowerNs());
+      x.put("upperNs", n.upperNs());
+      x.put("residualNs", residual[n.index()]);
+      x.put("basis", n.basis().name());
+      if (!n.peers().isEmpty()) {
+        x.put("peers", n.peers());
+      }
+      out.add(x);
+    }
+    return out;
+  }
+
+  /** Streams listed by the text output, most idle first. */
+  static final int STREAMS = 8;
+
+  /** Per subject (kernel name, copy kind, memset) and basis: how many operations, and the peers where it has them. */
+  static List<Map<String, Object>> predictions(Analysis.Result a) {
+    Map<String, Map<String, Object>> by = new LinkedHashMap<>();
+    for (Graph.Node n : a.graph().nodes()) {
+      Map<String, Object> p = by.computeIfAbsent(n.kind() + "\u0000" + n.name() + "\u0000" + n.basis(), k -> {
+        Map<String, Object> x = new LinkedHashMap<>();
+        x.put("subject", n.name());
+        x.put("kind", n.kind().name());
+        x.put("basis", n.basis().name());
+        x.put("label", n.basis().label());
+        x.put("modelBased", n.basis().modelBased());
+        x.put("count", 0);
+        if (!n.peers().isEmpty()) {
+          x.put("peers", n.peers());
+        }
+        return x;
+      });
+      p.put("count", (Integer) p.get("count") + 1);
+    }
+    return new ArrayList<>(by.values());
+  }
+
   private void print(PrintWriter out, Path trace, Analysis.Result a, Ceilings.Choice c) {
     out.println("trace     " + trace + " [" + (a.meta().kind() == io.gitm.trace.DeviceKind.SIMULATED
         ? "SIMULATED device" : "real device") + "]");
@@ -159,13 +229,47 @@ final class AnalyzeCommand implements Callable<Integer> {
     for (String d : a.diagnostics()) {
       out.println("note      " + d);
     }
-    out.printf(Locale.ROOT, "graph     %d operations (%d predicted from declared work, %d from their own history),"
-        + " %d predicted-concurrent pairs%n", a.nodes(), a.modelNodes(), a.nodes() - a.modelNodes(),
-        a.concurrentPairs());
+    out.printf(Locale.ROOT, "graph     %d operations (%d model-based, %d empirical), %d predicted-concurrent pairs%n",
+        a.nodes(), a.modelNodes(), a.nodes() - a.modelNodes(), a.concurrentPairs());
+    a.byBasis().forEach((b, kinds) -> out.printf(Locale.ROOT, "basis     %-40s %s%n", b.label() + ":",
+        kinds.entrySet().stream().map(e -> e.getValue() + " " + switch (e.getKey()) {
+          case KERNEL -> e.getValue() == 1 ? "kernel" : "kernels";
+          case COPY -> e.getValue() == 1 ? "copy" : "copies";
+          case MEMSET -> e.getValue() == 1 ? "memset" : "memsets";
+        }).collect(java.util.stream.Collectors.joining(", "))));
+    for (Map<String, Object> p : predictions(a)) {
+      if (p.get("basis").equals(Graph.Basis.PEERS.name())) {
+        out.println("peers     '" + p.get("subject") + "' (" + p.get("count") + "×) from " + p.get("peers"));
+      }
+    }
     if (a.spanNs() > 0) {
-      out.printf(Locale.ROOT, "time      span %.3f ms, device busy %.1f%%; idle: kernel wait %.3f ms, host wait %.3f ms,"
-          + " other %.3f ms%n", a.spanNs() / 1e6, 100.0 * a.busyNs() / a.spanNs(), a.idle().kernelWaitNs() / 1e6,
-          a.idle().hostWaitNs() / 1e6, a.idle().otherNs() / 1e6);
+      Monitor.Idle i = a.idle();
+      out.printf(Locale.ROOT, "time      span %.3f ms, device busy %.1f%%%n", a.spanNs() / 1e6,
+          100.0 * a.busyNs() / a.spanNs());
+      out.printf(Locale.ROOT, "idle      %.3f ms (HTA's categories): host wait %.3f ms (host blocked in syncs %.3f ms,"
+          + " allocations %.3f ms, blocking copies %.3f ms), kernel wait %.3f ms (gaps up to %.1f µs), other %.3f ms;"
+          + " tracer overhead taken out %.3f ms%n", i.totalNs() / 1e6, i.hostWaitNs() / 1e6, i.hostSyncNs() / 1e6,
+          i.hostAllocNs() / 1e6, i.hostCopyNs() / 1e6, i.kernelWaitNs() / 1e6, i.thresholdNs() / 1e3,
+          i.otherNs() / 1e6, i.overheadNs() / 1e6);
+      List<Monitor.Part> streams = new ArrayList<>(i.streams());
+      streams.sort(java.util.Comparator.comparingLong(Monitor.Part::totalNs).reversed());
+      for (Monitor.Part p : streams.subList(0, Math.min(STREAMS, streams.size()))) {
+        out.printf(Locale.ROOT, "  stream  device %d stream %d: idle %.3f ms = host wait %.3f + kernel wait %.3f +"
+            + " other %.3f ms%n", p.device(), p.stream(), p.totalNs() / 1e6, p.hostWaitNs() / 1e6,
+            p.kernelWaitNs() / 1e6, p.otherNs() / 1e6);
+      }
+      if (streams.size() > STREAMS) {
+        out.println("  (" + (streams.size() - STREAMS) + " more streams in --json)");
+      }
+    }
+    List<Monitor.Iteration> its = a.monitor().iterations();
+    if (!its.isEmpty()) {
+      double[] excess = its.stream().mapToDouble(Monitor.Iteration::excessNs).sorted().toArray();
+      Monitor.Iteration worst = its.stream().max(java.util.Comparator.comparingDouble(Monitor.Iteration::excessNs))
+          .orElseThrow();
+      out.printf(Locale.ROOT, "iterations %d marked; time beyond upper bounds per iteration: median %.3f ms, most %.3f"
+          + " ms (%s, %d of %d operations beyond); the series is in --json%n", its.size(),
+          excess[excess.length / 2] / 1e6, worst.excessNs() / 1e6, worst.name(), worst.beyond(), worst.ops());
     }
     out.println();
     out.println("violations (" + a.violations().size() + ")");
@@ -173,8 +277,8 @@ final class AnalyzeCommand implements Callable<Integer> {
       out.println("  none");
     }
     for (Violation v : a.violations().subList(0, Math.min(top, a.violations().size()))) {
-      out.printf(Locale.ROOT, "  %-18s %s: %d of %d, %.2f× the bound, %.3f ms beyond it%n", v.invariant().name(),
-          v.subject(), v.count(), v.of(), v.howFar(), v.excessNs() / 1e6);
+      out.printf(Locale.ROOT, "  %-18s %s: %d of %d, %.2f× the bound, %.3f ms beyond it [%s]%n",
+          v.invariant().name(), v.subject(), v.count(), v.of(), v.howFar(), v.excessNs() / 1e6, v.basis());
     }
     out.println();
     out.println("hypotheses (" + a.hypotheses().size() + ")");

@@ -36,7 +36,8 @@ public final class Analysis {
    * The analysis of one trace.
    *
    * @param diagnostics what was wrong with the input or could not be judged, one sentence each
-   * @param nodes device operations; {@code modelNodes} of them predicted from declared work, the rest empirically
+   * @param nodes device operations; {@code modelNodes} of them carry a model-based prediction (declared work, or the
+   *     copy model), the rest an empirical one (own history or peers): {@link #byBasis()} counts each
    */
   public record Result(TraceMeta meta, String hardware, List<String> diagnostics, int nodes, int modelNodes,
       int concurrentPairs, long spanNs, long busyNs, Monitor.Idle idle, List<Violation> violations,
@@ -47,17 +48,51 @@ public final class Analysis {
       hypotheses = List.copyOf(hypotheses);
       facts = Map.copyOf(facts);
     }
+
+    /** Nodes by the basis of their prediction and by kind, only the pairs that occur. */
+    public Map<Graph.Basis, Map<Graph.Kind, Integer>> byBasis() {
+      Map<Graph.Basis, Map<Graph.Kind, Integer>> m = new java.util.EnumMap<>(Graph.Basis.class);
+      int[][] c = graph.basisCounts();
+      for (Graph.Kind k : Graph.Kind.values()) {
+        for (Graph.Basis b : Graph.Basis.values()) {
+          if (c[k.ordinal()][b.ordinal()] > 0) {
+            m.computeIfAbsent(b, x -> new java.util.EnumMap<>(Graph.Kind.class)).put(k, c[k.ordinal()][b.ordinal()]);
+          }
+        }
+      }
+      return m;
+    }
   }
 
   public static Result analyze(TraceMeta meta, List<TraceRecord> trace, HardwareSpec hw) {
-    List<String> diagnostics = new ArrayList<>();
+    return analyze(meta, trace, hw, List.of());
+  }
+
+  /**
+   * Analyzes {@code trace}; {@code inputNotes} (e.g. what an importer changed or left out) open the diagnostics.
+   */
+  public static Result analyze(TraceMeta meta, List<TraceRecord> trace, HardwareSpec hw, List<String> inputNotes) {
+    List<String> diagnostics = new ArrayList<>(inputNotes);
     List<TraceRecord> clean = check(meta, trace, diagnostics);
     Graph g = Planner.predict(clean, hw);
     Monitor.Result m = Monitor.check(g, clean, hw.launchLatencyNs());
     List<Hypothesis> h = g.nodes().isEmpty() ? List.of() : Attribution.attribute(clean, g, m, hw);
-    if (g.nodes().size() > 0 && g.modelNodes() == 0) {
+    int[][] basis = g.basisCounts();
+    int[] kernels = basis[Graph.Kind.KERNEL.ordinal()];
+    if (kernels[Graph.Basis.MODEL.ordinal()] == 0 && java.util.Arrays.stream(kernels).sum() > 0) {
       diagnostics.add("no kernel declares its work (a black-box or imported trace): kernel bounds are empirical, from"
-          + " each kernel's own history");
+          + " each kernel's own history or its peers'; kernel time is judged only against them");
+    }
+    for (Monitor.Floor f : m.floors()) {
+      diagnostics.add(String.format(java.util.Locale.ROOT, "'%s' ran faster than its lower bound (%s) in %d of %d"
+          + " executions (median %.2f× the bound; first: %s): %s or the timestamps are wrong", f.subject(),
+          f.basis().label(), f.count(), f.of(), f.ratio(), f.examples().getFirst(), f.basis() == Graph.Basis.MODEL
+              ? "the declared work, the calibrated ceilings" : "the calibrated link rate"));
+    }
+    if (m.overheadInExecutionsNs() > 0) {
+      diagnostics.add(String.format(java.util.Locale.ROOT, "%.3f ms of the tracer's own overhead overlapped device"
+          + " operations and was taken out of their durations before kernel time was judged",
+          m.overheadInExecutionsNs() / 1e6));
     }
     return new Result(meta, hw.source(), diagnostics, g.nodes().size(), g.modelNodes(), g.concurrentPairs().size(),
         m.spanNs(), m.busyNs(), m.idle(), m.violations(), h, facts(clean), g, m);
@@ -120,8 +155,9 @@ public final class Analysis {
 
   /**
    * Checks the input and returns the records to analyze: device operations on devices the meta does not list are
-   * kept (and said), state samples whose clock went backwards are dropped (and said), and missing fields are
-   * counted.
+   * kept (and said), devices the meta lists that no record names are said, state samples whose clock went backwards
+   * are dropped (and said), kernels out of order on their stream or of zero duration are kept (and said, see
+   * {@link #streamOrder}), and missing fields are counted.
    */
   static List<TraceRecord> check(TraceMeta meta, List<TraceRecord> trace, List<String> out) {
     Set<Integer> known = new HashSet<>();
@@ -129,6 +165,7 @@ public final class Analysis {
       known.add(d.index());
     }
     Set<Integer> unknown = new java.util.TreeSet<>();
+    Set<Integer> seen = new HashSet<>();
     long kernels = 0;
     long samples = 0;
     long backwards = 0;
@@ -150,6 +187,9 @@ public final class Analysis {
       };
       if (device != Integer.MIN_VALUE && device >= 0 && !known.contains(device)) {
         unknown.add(device);
+      }
+      if (device != Integer.MIN_VALUE && !(r instanceof StateSample)) {
+        seen.add(device);
       }
       if (r instanceof StateSample s) {
         samples++;
@@ -175,6 +215,13 @@ public final class Analysis {
       out.add("the trace has no kernel records: kernel time and concurrency cannot be judged"
           + (trace.isEmpty() ? " (the trace is empty)" : ""));
     }
+    Set<Integer> silent = new java.util.TreeSet<>(known);
+    silent.removeAll(seen);
+    if (!silent.isEmpty() && !trace.isEmpty()) {
+      out.add("the trace's meta lists device(s) " + silent + " that no record names: nothing on them was traced"
+          + " (another process's device, or the tracer missed it)");
+    }
+    streamOrder(trace, out);
     if (!unknown.isEmpty()) {
       out.add("records name device(s) " + unknown + " that the trace's meta does not list (it lists "
           + meta.devices().stream().map(d -> Integer.toString(d.index())).toList() + "); they are analyzed anyway");
@@ -192,5 +239,80 @@ public final class Analysis {
       }
     }
     return kept;
+  }
+
+  /** How many references to offending records a diagnostic names. */
+  static final int EXAMPLES = 3;
+
+  /**
+   * Kernel timestamps per stream: a stream runs one operation at a time, so a kernel that starts before the previous
+   * one on its stream ended (in start order), or that comes in the record order before an earlier-starting one whose
+   * start it precedes by more than that one's duration, means clocks went backwards (or a CUDA graph ran branches
+   * concurrently on one stream); kernels of zero duration had a negative or missing duration in their source. Each is
+   * said with how many and the first few; the records are kept.
+   */
+  static void streamOrder(List<TraceRecord> trace, List<String> out) {
+    Map<Long, List<KernelRecord>> byStream = new java.util.TreeMap<>();
+    long zero = 0;
+    List<String> zeroAt = new ArrayList<>();
+    for (TraceRecord r : trace) {
+      if (r instanceof KernelRecord k) {
+        byStream.computeIfAbsent(((long) k.device() << 32) | (k.stream() & 0xffffffffL), x -> new ArrayList<>()).add(k);
+        if (k.endNs() == k.startNs()) {
+          zero++;
+          if (zeroAt.size() < EXAMPLES) {
+            zeroAt.add(ref(k));
+          }
+        }
+      }
+    }
+    if (zero > 0) {
+      out.add(zero + " kernel(s) last 0 ns (first: " + String.join("; ", zeroAt) + "): a negative or missing"
+          + " duration in the source; their kernel time is not meaningful");
+    }
+    for (List<KernelRecord> ks : byStream.values()) {
+      long backwards = 0;
+      long overlapping = 0;
+      long worstNs = 0;
+      List<String> at = new ArrayList<>();
+      // record order: a start earlier than the previous record's start
+      for (int i = 1; i < ks.size(); i++) {
+        if (ks.get(i).startNs() < ks.get(i - 1).startNs()) {
+          backwards++;
+          worstNs = Math.max(worstNs, ks.get(i - 1).startNs() - ks.get(i).startNs());
+          if (at.size() < EXAMPLES) {
+            at.add(ref(ks.get(i)) + " after " + ref(ks.get(i - 1)));
+          }
+        }
+      }
+      List<KernelRecord> sorted = new ArrayList<>(ks);
+      sorted.sort(java.util.Comparator.comparingLong(KernelRecord::startNs));
+      long end = Long.MIN_VALUE;
+      KernelRecord last = null;
+      for (KernelRecord k : sorted) {
+        if (last != null && k.startNs() < end) {
+          overlapping++;
+          worstNs = Math.max(worstNs, end - k.startNs());
+          if (at.size() < EXAMPLES) {
+            at.add(ref(k) + " overlaps " + ref(last));
+          }
+        }
+        if (k.endNs() > end) {
+          end = k.endNs();
+          last = k;
+        }
+      }
+      if (backwards + overlapping > 0) {
+        KernelRecord k = ks.getFirst();
+        out.add("kernel timestamps on device " + k.device() + " stream " + k.stream() + " go backwards: " + backwards
+            + " kernel(s) start before the one recorded ahead of them, " + overlapping + " start before the previous"
+            + " one on the stream ended (by up to " + worstNs + " ns; first: " + String.join("; ", at) + "): the"
+            + " clock went backwards or the stream ran work concurrently; kept, but their times are suspect");
+      }
+    }
+  }
+
+  private static String ref(KernelRecord k) {
+    return "'" + k.name() + "' corr " + k.correlationId() + " at " + k.startNs() + " ns";
   }
 }

@@ -29,10 +29,16 @@ import java.util.Map;
  * multiprocessors draws a share of the device), takes the chain at the longest latencies ({@link #OFF_CHIP_MISS_NS},
  * {@link #ON_CHIP_SLOW_NS}), adds the fixed device-side cost of a kernel ({@link #KERNEL_FIXED_NS}), then a slack of
  * {@link #SLACK}. A kernel with no declared work is predicted from its own history: the lower bound is its fastest
- * execution, the upper bound {@link #EMPIRICAL_SLACK} times its median.
+ * execution, the upper bound {@link #EMPIRICAL_SLACK} times its median ({@link Graph.Basis#EMPIRICAL}). With fewer
+ * than {@link #MIN_HISTORY} executions of its own it is predicted the same way from its peers ({@link
+ * Graph.Basis#PEERS}): the kernels of its name family ({@link #family}) with the same grid shape, else of its family,
+ * else of its grid shape, when that pool holds at least {@link #MIN_HISTORY} executions and another name.
  *
- * <p>Copy bounds: bytes at the calibrated rate for the direction and host memory kind (pinned or pageable), plus a
- * fixed cost of {@link #COPY_FIXED_NS}, with the same slack.
+ * <p>Copy bounds: the upper bound is bytes at the calibrated rate for the direction and host memory kind (pinned or
+ * pageable), plus a fixed cost of {@link #COPY_FIXED_NS}, with the same slack; the lower bound is the same bytes at
+ * that rate, except for a pageable copy, whose device-side record is only the DMA from or to the driver's pinned
+ * staging buffer: bytes at the pinned rate. A memset's bytes at the memory bandwidth
+ * ({@link Graph.Basis#COPY_MODEL}).
  */
 public final class Planner {
   /** Device-side cost of the smallest kernel (launch processing, block scheduling, drain), ns; H200-measured floor. */
@@ -54,6 +60,8 @@ public final class Planner {
   static final double SLACK = 1.5;
   /** Factor on a kernel's median for the empirical upper bound. */
   static final double EMPIRICAL_SLACK = 1.5;
+  /** Executions of its own a kernel without declared work needs to be predicted from its own history. */
+  static final int MIN_HISTORY = 3;
   /** How long before another operation's end a node must have been ready for the two to be predicted to overlap. */
   static final long OVERLAP_MARGIN_NS = 2_000;
 
@@ -135,11 +143,11 @@ public final class Planner {
           double lower = m.bytes() / hw.memoryBandwidth() * 1e9;
           yield new Graph.Node(i, Graph.Kind.MEMSET, "memset", m.device(), m.stream(), m.correlationId(),
               launch(launches, callStart, m.correlationId(), m.startNs()), m.startNs(), m.endNs(), lower,
-              (lower + COPY_FIXED_NS) * SLACK, m.bytes(), -1, 0, Graph.Bound.MEMORY, Graph.Basis.MODEL);
+              (lower + COPY_FIXED_NS) * SLACK, m.bytes(), -1, 0, Graph.Bound.MEMORY, Graph.Basis.COPY_MODEL);
         }
         default -> throw new AssertionError(r);
       };
-      if (n.basis() == Graph.Basis.MODEL) {
+      if (n.basis().modelBased()) {
         model++;
       }
       nodes.add(n);
@@ -164,10 +172,10 @@ public final class Planner {
       Empirical empirical) {
     long measured = t == null ? -1 : t.bytes();
     if (w == null) {
-      double[] e = empirical.of(k.name(), k.durationNs());
+      Empirical.Prediction e = empirical.of(k);
       return new Graph.Node(i, Graph.Kind.KERNEL, k.name(), k.device(), k.stream(), k.correlationId(), launchNs,
-          k.startNs(), k.endNs(), e[0], e[1] * EMPIRICAL_SLACK, -1, measured, k.grid().volume(), Graph.Bound.UNKNOWN,
-          Graph.Basis.EMPIRICAL);
+          k.startNs(), k.endNs(), e.fastestNs(), e.medianNs() * EMPIRICAL_SLACK, -1, measured, k.grid().volume(),
+          Graph.Bound.UNKNOWN, e.basis(), e.peers());
     }
     double peak = hw.flopsFor(w.precision());
     double compute = peak > 0 ? w.flops() / peak * 1e9 : 0;
@@ -191,11 +199,13 @@ public final class Planner {
   }
 
   static Graph.Node copy(int i, CopyRecord c, HardwareSpec hw, long launchNs) {
-    double rate = copyRate(c, hw);
-    double lower = c.bytes() / rate * 1e9;
+    double expected = c.bytes() / copyRate(c, hw) * 1e9;
+    // the device records only a pageable copy's DMA from or to the driver's pinned staging buffer, at up to the
+    // pinned rate; the calibrated pageable rate includes the host-side staging, so it bounds the copy only from above
+    double lower = pageable(c) ? c.bytes() / copyRate(c.kind(), false, hw) * 1e9 : expected;
     return new Graph.Node(i, Graph.Kind.COPY, copyName(c), c.device(), c.stream(), c.correlationId(), launchNs,
-        c.startNs(), c.endNs(), lower, (lower + COPY_FIXED_NS) * SLACK, c.bytes(), -1, 0, Graph.Bound.MEMORY,
-        Graph.Basis.MODEL);
+        c.startNs(), c.endNs(), lower, (expected + COPY_FIXED_NS) * SLACK, c.bytes(), -1, 0, Graph.Bound.MEMORY,
+        Graph.Basis.COPY_MODEL);
   }
 
   /** The calibrated rate of a copy, bytes per second, for its direction and host memory kind. */
@@ -227,37 +237,98 @@ public final class Planner {
     };
   }
 
-  /** Per kernel name, its fastest and median durations, for kernels without declared work. */
-  record Empirical(Map<String, double[]> byName) {
+  /**
+   * A kernel's name family: the name before any template or parameter list, lower case, with every run of digits
+   * as {@code #} ({@code ampere_sgemm_128x64_nn} and {@code ampere_sgemm_64x32_nn} are one family).
+   */
+  static String family(String name) {
+    int cut = name.length();
+    for (char c : new char[] {'<', '('}) {
+      int at = name.indexOf(c);
+      if (at > 0) {
+        cut = Math.min(cut, at);
+      }
+    }
+    return name.substring(0, cut).strip().toLowerCase(java.util.Locale.ROOT).replaceAll("[0-9]+", "#");
+  }
+
+  /**
+   * Fastest and median durations of the kernels without declared work: per name, and per peer group (name family
+   * and grid shape, family, grid shape) for names with too little history of their own.
+   */
+  record Empirical(Map<String, long[]> byName, Map<String, long[]> byGroup, Map<String, Integer> namesInGroup,
+      Map<GroupKey, String[]> groupNames) {
+    /** A kernel's name and grid shape: what its peer groups are computed from. */
+    record GroupKey(String name, io.gitm.trace.Dim3 grid) {}
+
+    /** A prediction from history: its basis, the fastest and median durations, and for peers which ones. */
+    record Prediction(Graph.Basis basis, double fastestNs, double medianNs, String peers) {}
+
     static Empirical of(List<TraceRecord> ops) {
-      Map<String, long[]> d = new HashMap<>();
+      Map<String, Durations> names = new HashMap<>();
+      Map<String, Durations> groups = new HashMap<>();
+      Map<String, java.util.Set<String>> members = new HashMap<>();
+      Map<GroupKey, String[]> groupNames = new HashMap<>();
       for (TraceRecord r : ops) {
         if (r instanceof KernelRecord k) {
-          // durations per kernel name; the last slot of each array holds the count
-          long[] v = d.computeIfAbsent(k.name(), x -> new long[9]);
-          int n = (int) v[v.length - 1];
-          if (n == v.length - 1) {
-            v = Arrays.copyOf(v, v.length * 2);
-            v[v.length - 1] = n;
-            d.put(k.name(), v);
+          names.computeIfAbsent(k.name(), x -> new Durations()).add(k.durationNs());
+          for (String g : groupNames.computeIfAbsent(new GroupKey(k.name(), k.grid()), Empirical::groups)) {
+            groups.computeIfAbsent(g, x -> new Durations()).add(k.durationNs());
+            members.computeIfAbsent(g, x -> new java.util.HashSet<>()).add(k.name());
           }
-          v[n] = k.durationNs();
-          v[v.length - 1] = n + 1;
         }
       }
-      Map<String, double[]> m = new HashMap<>();
-      d.forEach((name, v) -> {
-        long[] s = Arrays.copyOf(v, (int) v[v.length - 1]);
-        Arrays.sort(s);
-        m.put(name, new double[] {s[0], s[s.length / 2]});
-      });
-      return new Empirical(m);
+      Map<String, long[]> byName = new HashMap<>();
+      names.forEach((n, d) -> byName.put(n, d.summary()));
+      Map<String, long[]> byGroup = new HashMap<>();
+      groups.forEach((g, d) -> byGroup.put(g, d.summary()));
+      Map<String, Integer> count = new HashMap<>();
+      members.forEach((g, m) -> count.put(g, m.size()));
+      return new Empirical(byName, byGroup, count, groupNames);
     }
 
-    /** {min, median} of {@code name}'s durations, or {@code otherwise} twice. */
-    double[] of(String name, long otherwise) {
-      double[] v = byName.get(name);
-      return v != null ? v : new double[] {otherwise, otherwise};
+    /** The peer groups of a kernel, closest first. */
+    private static String[] groups(GroupKey k) {
+      String f = family(k.name());
+      String grid = k.grid().x() + "x" + k.grid().y() + "x" + k.grid().z();
+      return new String[] {"family '" + f + "' grid " + grid, "family '" + f + "'", "grid " + grid};
+    }
+
+    /** The prediction for {@code k}: its own history, else its closest peer group with enough history. */
+    Prediction of(KernelRecord k) {
+      long[] own = byName.get(k.name());
+      if (own != null && own[2] >= MIN_HISTORY) {
+        return new Prediction(Graph.Basis.EMPIRICAL, own[0], own[1], "");
+      }
+      for (String g : groupNames.getOrDefault(new GroupKey(k.name(), k.grid()), new String[0])) {
+        long[] v = byGroup.get(g);
+        if (v != null && v[2] >= MIN_HISTORY && namesInGroup.getOrDefault(g, 0) > 1) {
+          return new Prediction(Graph.Basis.PEERS, v[0], v[1], g + ", " + v[2] + " executions of "
+              + namesInGroup.get(g) + " kernels");
+        }
+      }
+      return own != null ? new Prediction(Graph.Basis.EMPIRICAL, own[0], own[1], "")
+          : new Prediction(Graph.Basis.EMPIRICAL, k.durationNs(), k.durationNs(), "");
+    }
+  }
+
+  /** A growable list of durations. */
+  private static final class Durations {
+    private long[] v = new long[8];
+    private int n;
+
+    void add(long d) {
+      if (n == v.length) {
+        v = Arrays.copyOf(v, n * 2);
+      }
+      v[n++] = d;
+    }
+
+    /** {fastest, median, count}. */
+    long[] summary() {
+      long[] s = Arrays.copyOf(v, n);
+      Arrays.sort(s);
+      return new long[] {s[0], s[n / 2], n};
     }
   }
 

@@ -130,6 +130,36 @@ public final class KinetoImporter {
     public long recordCount() {
       return records.values().stream().mapToLong(Long::longValue).sum();
     }
+
+    /**
+     * What the import changed or could not take, one sentence each, for a caller that analyses the imported trace:
+     * negative or missing durations (imported as 0), other missing fields (stored as unknown), skipped events, a
+     * file that ends without closing its array, and a time unit detected as nanoseconds.
+     */
+    public List<String> notes() {
+      List<String> out = new ArrayList<>();
+      missing.forEach((key, n) -> {
+        int at = key.indexOf(": ");
+        String cat = at < 0 ? "" : key.substring(0, at);
+        String field = at < 0 ? key : key.substring(at + 2);
+        out.add(switch (field) {
+          case "dur (negative)" -> n + " " + cat + " event(s) have a negative dur (they end before they start):"
+              + " imported with duration 0";
+          case "dur" -> n + " " + cat + " event(s) have no dur: imported with duration 0";
+          default -> n + " " + cat + " event(s) lack " + field + ": stored as unknown";
+        });
+      });
+      skipped.forEach((why, n) -> out.add(n + " event(s) skipped (" + why + ")"));
+      if ("true".equals(meta.attributes().get("kineto.unterminatedArray"))) {
+        out.add("the file ends without closing its event array (accepted by the trace-event format): it may have"
+            + " been cut short");
+      }
+      String unit = meta.attributes().getOrDefault("kineto.timeUnit", "");
+      if (unit.contains("detected")) {
+        out.add("times read as nanoseconds " + unit.substring(unit.indexOf('(')));
+      }
+      return out;
+    }
   }
 
   /** Imports {@code json} into {@code gtrace}, with the time unit found as {@link TimeUnit#AUTO} finds it. */

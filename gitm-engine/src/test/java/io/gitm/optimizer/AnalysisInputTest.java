@@ -107,6 +107,47 @@ class AnalysisInputTest {
   }
 
   @Test
+  void aDeviceTheMetaListsButNoRecordNamesIsSaid() {
+    io.gitm.trace.TraceMeta two = new io.gitm.trace.TraceMeta("test", META.clock(), List.of(META.devices().getFirst(),
+        new io.gitm.trace.TraceDevice(1, "Test GPU", "GPU-test-1", io.gitm.trace.DeviceKind.REAL)), Map.of());
+    Analysis.Result a = Analysis.analyze(two, healthy(0), HW);
+    assertThat(a.diagnostics()).anyMatch(d -> d.startsWith("the trace's meta lists device(s) [1] that no record"));
+  }
+
+  @Test
+  void kernelsOverlappingOnOneStreamAreNamedWithHowManyAndTheFirst() {
+    List<TraceRecord> t = new ArrayList<>(healthy(0));
+    // recorded last, stamped inside the third kernel
+    t.add(kernel("late", 7, 99, 2_500_000, 2_600_000, 1000));
+    Analysis.Result a = Analysis.analyze(META, t, HW);
+    assertThat(a.diagnostics()).anyMatch(d -> d.startsWith("kernel timestamps on device 0 stream 7 go backwards: 1"
+        + " kernel(s) start before the one recorded ahead of them, 1 start before the previous one on the stream"
+        + " ended") && d.contains("'late' corr 99 at 2500000 ns after 'stream' corr 10 at 9009000 ns"));
+  }
+
+  @Test
+  void aTraceWithOnlyCopiesModelledStillSaysNoKernelDeclaresItsWork() {
+    List<TraceRecord> t = new ArrayList<>();
+    for (TraceRecord r : healthy(0)) {
+      if (!(r instanceof io.gitm.trace.WorkRecord)) {
+        t.add(r);
+      }
+    }
+    t.add(Records.copy(io.gitm.trace.CopyKind.HTOD, 1 << 20, false, 7, 50, 20_000_000, 20_200_000));
+    Analysis.Result a = Analysis.analyze(META, t, HW);
+    assertThat(a.modelNodes()).isEqualTo(1);
+    assertThat(a.byBasis()).containsOnlyKeys(io.gitm.planner.Graph.Basis.EMPIRICAL,
+        io.gitm.planner.Graph.Basis.COPY_MODEL);
+    assertThat(a.diagnostics()).anyMatch(d -> d.contains("no kernel declares its work"));
+  }
+
+  @Test
+  void importerNotesOpenTheDiagnostics() {
+    Analysis.Result a = Analysis.analyze(META, healthy(0), HW, List.of("3 kernel event(s) have a negative dur"));
+    assertThat(a.diagnostics()).first().isEqualTo("3 kernel event(s) have a negative dur");
+  }
+
+  @Test
   void aHealthyTraceHasNoDiagnosticsAndNoHypotheses() {
     Analysis.Result a = Analysis.analyze(META, healthy(0), HW);
     assertThat(a.diagnostics()).isEmpty();

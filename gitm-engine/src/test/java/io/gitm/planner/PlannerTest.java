@@ -92,13 +92,48 @@ class PlannerTest {
   }
 
   @Test
+  void aKernelWithTooLittleHistoryIsPredictedFromItsFamilyWithTheSameGridAndSaysSo() {
+    List<TraceRecord> t = new ArrayList<>();
+    long[] durations = {10_000, 12_000, 11_000, 30_000};
+    for (int i = 0; i < durations.length; i++) {
+      t.add(kernel("gemm_128x64<float>", 7, i + 1, i * 100_000L, i * 100_000L + durations[i], 8));
+    }
+    // one execution of a sibling of the same family and grid, one of a stranger with another grid
+    t.add(kernel("gemm_64x32<float>", 7, 5, 500_000, 520_000, 8));
+    t.add(kernel("reduce", 7, 6, 600_000, 601_000, 3));
+    Graph g = Planner.predict(t, HW);
+    Graph.Node sibling = g.nodes().get(4);
+    assertThat(sibling.basis()).isEqualTo(Graph.Basis.PEERS);
+    assertThat(sibling.peers()).isEqualTo("family 'gemm_#x#' grid 8x1x1, 5 executions of 2 kernels");
+    assertThat(sibling.lowerNs()).isEqualTo(10_000);
+    assertThat(sibling.upperNs()).isEqualTo(12_000 * Planner.EMPIRICAL_SLACK);
+    assertThat(g.nodes().getFirst().basis()).isEqualTo(Graph.Basis.EMPIRICAL);
+    // no peers to learn from: its own single execution, said to be its own history
+    assertThat(g.nodes().get(5).basis()).isEqualTo(Graph.Basis.EMPIRICAL);
+    assertThat(g.nodes().get(5).peers()).isEmpty();
+  }
+
+  @Test
+  void copiesAndMemsetsAreModelBasedButNotDeclaredWork() {
+    Graph g = Planner.predict(List.of(copy(CopyKind.HTOD, 10_000_000, false, 7, 1, 0, 2_000_000),
+        new io.gitm.trace.MemsetRecord(1 << 20, 0, io.gitm.trace.MemoryKind.DEVICE, 0, 7, 2, 3_000_000, 3_100_000)),
+        HW);
+    assertThat(g.nodes()).extracting(Graph.Node::basis).containsOnly(Graph.Basis.COPY_MODEL);
+    assertThat(g.modelNodes()).isEqualTo(2);
+    assertThat(g.basisCounts()[Graph.Kind.KERNEL.ordinal()][Graph.Basis.MODEL.ordinal()]).isZero();
+  }
+
+  @Test
   void copyBoundsUseTheLinkRateOfTheirHostMemoryKind() {
     Graph g = Planner.predict(List.of(copy(CopyKind.HTOD, 10_000_000, false, 7, 1, 0, 2_000_000),
         copy(CopyKind.HTOD, 10_000_000, true, 7, 2, 3_000_000, 8_000_000)), HW);
     assertThat(g.nodes().get(0).name()).isEqualTo("copy HTOD pinned");
     assertThat(g.nodes().get(0).lowerNs()).isCloseTo(1_000_000, within(1e-3));
     assertThat(g.nodes().get(1).name()).isEqualTo("copy HTOD pageable");
-    assertThat(g.nodes().get(1).lowerNs()).isCloseTo(4_000_000, within(1e-3));
+    // its device-side DMA runs at up to the pinned rate; the pageable rate bounds it from above
+    assertThat(g.nodes().get(1).lowerNs()).isCloseTo(1_000_000, within(1e-3));
+    assertThat(g.nodes().get(1).upperNs()).isCloseTo((4_000_000 + Planner.COPY_FIXED_NS) * Planner.SLACK,
+        within(1e-3));
   }
 
   @Test

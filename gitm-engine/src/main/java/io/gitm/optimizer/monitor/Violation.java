@@ -12,11 +12,14 @@ import java.util.List;
  * @param count how many executions breach it; {@code of} how many were judged
  * @param excessNs time spent beyond the bound by the breaching executions (for concurrency: the overlap lost)
  * @param examples up to five record references ({@code kernel corr=… at …ns}) to find the executions in the trace
+ * @param basis what the bound rests on: for kernel time the prediction's basis ({@code Graph.Basis#label}, e.g.
+ *     "declared work / roofline" or "empirical, from peers: …"), else the evidence the invariant compares
  */
 public record Violation(Invariant invariant, String subject, double observed, double bound, double howFar, long count,
-    long of, double excessNs, List<String> examples) {
+    long of, double excessNs, List<String> examples, String basis) {
   public Violation {
     examples = List.copyOf(examples);
+    basis = basis == null ? "" : basis;
   }
 
   /** The three invariants. */
