@@ -133,10 +133,7 @@ public final class Attribution {
     clocks(in, clock, lost);
     kernels(in, clock, lost);
     hostLink(in, lost);
-    GrangerMatrix.Matrix granger = GrangerMatrix.of(in, clock);
-    if (granger != null) {
-      GrangerMatrix.addEvidence(granger, lost);
-    }
+    GrangerMatrix.addTo(in, clock, lost);
     Conditions.estimate(in, clock, lost);
     return rank(in, lost);
   }

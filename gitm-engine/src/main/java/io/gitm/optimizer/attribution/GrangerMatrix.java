@@ -107,6 +107,23 @@ final class GrangerMatrix {
     }
   }
 
+  /**
+   * Builds the matrix and adds it as evidence ({@link #addEvidence}), when a hypothesis has a cause that a telemetry
+   * series names (else there is nothing to add it to) and the trace has two usable state samples.
+   */
+  static void addTo(Input in, Clock clock, Map<Cause, Lost> out) {
+    boolean any = false;
+    for (Series s : Series.values()) {
+      for (Cause c : s.causes) {
+        any |= out.containsKey(c);
+      }
+    }
+    Matrix m = any ? of(in, clock) : null;
+    if (m != null) {
+      addEvidence(m, out);
+    }
+  }
+
   /** The matrix for a trace, or null when it has fewer than two usable state samples (no interval to bin by). */
   static Matrix of(Input in, Clock clock) {
     long[] time = clock.time();
