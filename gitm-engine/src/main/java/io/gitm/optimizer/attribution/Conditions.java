@@ -132,6 +132,11 @@ final class Conditions {
    * cold-start detector), in {@link Condition} order; empty when the trace has fewer than {@link #MIN_KERNELS} kernels.
    */
   static List<Estimate> estimates(Input in, Clock clock, Set<Cause> found) {
+    return estimates(in, clock, found, MAX_ROWS);
+  }
+
+  /** {@link #estimates(Input, Clock, Set)} with at most {@code maxRows} kernels per estimate. */
+  static List<Estimate> estimates(Input in, Clock clock, Set<Cause> found, int maxRows) {
     List<Graph.Node> nodes = in.graph().nodes();
     int n = 0;
     for (Graph.Node g : nodes) {
@@ -209,13 +214,13 @@ final class Conditions {
       prevDur = g.durationNs();
       k++;
     }
-    if (n > MAX_ROWS) {
+    if (n > maxRows) {
       // a seeded random sample of the kernels (not every k-th: a job's kernels repeat with its iteration's period)
       SplittableRandom random = new SplittableRandom(SEED);
       int[] keep = new int[n];
       int m = 0;
       for (int i = 0; i < n; i++) {
-        if (random.nextInt(n) < MAX_ROWS) {
+        if (random.nextInt(n) < maxRows) {
           keep[m++] = i;
         }
       }

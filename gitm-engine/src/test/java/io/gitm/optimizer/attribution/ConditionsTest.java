@@ -9,8 +9,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gitm.device.Precision;
 import io.gitm.optimizer.Analysis;
+import io.gitm.optimizer.monitor.Monitor;
+import io.gitm.planner.Graph;
+import io.gitm.planner.Planner;
 import io.gitm.trace.TraceRecord;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.SplittableRandom;
@@ -52,6 +56,28 @@ class ConditionsTest {
     assertThat((Double) e.data().get("factor")).isBetween(1.6, 1.73);
     assertThat((Double) e.data().get("ciLow")).isGreaterThan(1.0);
     assertThat((Double) e.data().get("pAdjusted")).isGreaterThanOrEqualTo((Double) e.data().get("p"));
+  }
+
+  @Test
+  void aLongTraceIsEstimatedOnASeededSampleOfItsKernelsThatTheEvidenceNames() {
+    List<TraceRecord> t = throttledAtRandom();
+    Graph g = Planner.predict(t, HW);
+    Monitor.Result m = Monitor.check(g, t, HW.launchLatencyNs());
+    long from = g.nodes().stream().mapToLong(n -> Math.min(n.launchNs(), n.startNs())).min().orElseThrow();
+    long to = g.nodes().stream().mapToLong(Graph.Node::endNs).max().orElseThrow();
+    Attribution.Input in = new Attribution.Input(t, g, m, HW, from, to, Attribution.Host.of(t), g.launchOrder());
+    Attribution.Clock clock = Attribution.Clock.of(in);
+    Conditions.Estimate e = Conditions.estimates(in, clock, EnumSet.of(Cause.CLOCK_DROP), 300).stream()
+        .filter(x -> x.condition() == Conditions.Condition.THROTTLED).findFirst().orElseThrow();
+    assertThat(e.sampledFrom()).isEqualTo(600);
+    // a random sample of about 300 of the 600 kernels, not every other one
+    assertThat(e.effect().n()).isBetween(250, 350).isNotEqualTo(300);
+    assertThat(Math.exp(e.effect().ate())).isBetween(1.6, 1.73);
+    assertThat(Conditions.evidence(e, 1).summary()).contains("(a seeded sample of the trace's 600)");
+    // the same call again takes the same sample
+    assertThat(Conditions.estimates(in, clock, EnumSet.of(Cause.CLOCK_DROP), 300).stream()
+        .filter(x -> x.condition() == Conditions.Condition.THROTTLED).findFirst().orElseThrow().effect())
+        .isEqualTo(e.effect());
   }
 
   @Test
