@@ -6,11 +6,9 @@ import io.gitm.optimizer.monitor.Violation;
 import io.gitm.planner.Graph;
 import io.gitm.planner.Planner;
 import io.gitm.trace.ApiCallRecord;
-import io.gitm.trace.ApiKind;
 import io.gitm.trace.CopyKind;
 import io.gitm.trace.CopyRecord;
 import io.gitm.trace.MarkerRecord;
-import io.gitm.trace.MemoryKind;
 import io.gitm.trace.OverheadRecord;
 import io.gitm.trace.StateField;
 import io.gitm.trace.StateSample;
@@ -20,7 +18,6 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -36,9 +33,11 @@ import org.hipparchus.distribution.continuous.TDistribution;
  * <p>Each cause has a detector that measures the time the cause cost ("lost" time) as a sum of events (device-idle
  * gaps, kernels, sample intervals, synchronizations). The effect is the lost time over the span; its interval and
  * p-value treat the events' costs as draws (a one-sided t-test that the total exceeds {@link #MIN_EFFECT} of the span,
- * at least {@link #MIN_EVENTS} events); p-values are adjusted by Benjamini–Hochberg across the tested causes.
- * Hypotheses are ranked by effect times confidence. Clock causes also carry a Granger test of the SM clock against
- * the kernels' slowness, as evidence.
+ * at least {@link #MIN_EVENTS} events); p-values are adjusted by Benjamini–Hochberg ({@link MultipleTesting}) across
+ * the tested causes. Hypotheses are ranked by effect times confidence. As evidence, each hypothesis carries the pairs
+ * of the {@link GrangerMatrix} (telemetry × residual series) whose telemetry bears on its cause, and the doubly robust
+ * effects of the per-kernel {@link Conditions} that belong to it; a significant first-launch effect is the cold-start
+ * detector.
  *
  * <p>Device-idle time is partitioned, never counted twice: each gap in which no device operation ran goes to the
  * blocking host calls that overlap it or that the host returned from just before it (allocations and frees that
@@ -134,109 +133,9 @@ public final class Attribution {
     clocks(in, clock, lost);
     kernels(in, clock, lost);
     hostLink(in, lost);
-    conditions(in, lost);
+    GrangerMatrix.addTo(in, clock, lost);
+    Conditions.estimate(in, clock, lost);
     return rank(in, lost);
-  }
-
-  /** Kernels needed before a per-kernel condition's effect is estimated. */
-  static final int MIN_CONDITION_KERNELS = 200;
-
-  /**
-   * Doubly robust (cross-fitted AIPW, {@link Aipw}) estimates of what a per-kernel condition does to the device-idle
-   * gap before the kernel — preceded by an allocation or free, preceded by a copy from pageable memory — with the
-   * previous kernel's duration, the kernel's grid size and its place in the trace as covariates (they drive both
-   * whether a batch boundary, where allocations and copies happen, comes before a kernel and how long the gap is).
-   * Added as evidence to the hypothesis of the cause the condition belongs to, when the detector found one.
-   */
-  static void conditions(Input in, Map<Cause, Lost> out) {
-    List<Graph.Node> nodes = in.graph().nodes();
-    List<ApiCallRecord> allocs = new ArrayList<>();
-    List<CopyRecord> pageable = new ArrayList<>();
-    for (TraceRecord r : in.trace()) {
-      if (r instanceof ApiCallRecord a && (a.kind() == ApiKind.ALLOC || a.kind() == ApiKind.FREE)) {
-        allocs.add(a);
-      } else if (r instanceof CopyRecord c && (c.srcKind() == MemoryKind.PAGEABLE || c.dstKind() == MemoryKind.PAGEABLE)) {
-        pageable.add(c);
-      }
-    }
-    allocs.sort(Comparator.comparingLong(ApiCallRecord::startNs));
-    pageable.sort(Comparator.comparingLong(CopyRecord::startNs));
-    int n = 0;
-    for (Graph.Node g : nodes) {
-      if (g.kind() == Graph.Kind.KERNEL) {
-        n++;
-      }
-    }
-    if (n < MIN_CONDITION_KERNELS) {
-      return;
-    }
-    double[] gap = new double[n];
-    double[][] x = new double[3][n];
-    boolean[] afterAlloc = new boolean[n];
-    boolean[] afterPageable = new boolean[n];
-    long prevEnd = Long.MIN_VALUE;
-    long prevDur = 0;
-    int k = 0;
-    int ai = 0;
-    int pi = 0;
-    double span = Math.max(1, in.to() - in.from());
-    for (Graph.Node g : nodes) {
-      if (g.kind() != Graph.Kind.KERNEL) {
-        continue;
-      }
-      long from = prevEnd == Long.MIN_VALUE ? g.startNs() : prevEnd;
-      while (ai < allocs.size() && allocs.get(ai).endNs() < from) {
-        ai++;
-      }
-      while (pi < pageable.size() && pageable.get(pi).endNs() < from) {
-        pi++;
-      }
-      afterAlloc[k] = ai < allocs.size() && allocs.get(ai).startNs() < g.startNs();
-      afterPageable[k] = pi < pageable.size() && pageable.get(pi).startNs() < g.startNs();
-      // log scale: gaps run from a microsecond to milliseconds, and a few long ones would steer a linear model
-      gap[k] = Math.log1p(Math.max(0, g.startNs() - from) / 1e3);
-      x[0][k] = Math.log1p(prevDur / 1e3);
-      x[1][k] = Math.log1p(g.blocks());
-      x[2][k] = (g.startNs() - in.from()) / span;
-      prevEnd = Math.max(prevEnd, g.endNs());
-      prevDur = g.durationNs();
-      k++;
-    }
-    if (java.util.Arrays.equals(afterAlloc, afterPageable)) {
-      // the two conditions always come together (a batch boundary with both): their effects cannot be told apart
-      for (Cause c : List.of(Cause.ALLOCATOR_STALL, Cause.PAGEABLE_COPIES)) {
-        Lost l = out.get(c);
-        if (l != null) {
-          l.evidence.add(new Evidence("aipw", "every kernel preceded by an allocation is also preceded by a pageable"
-              + " copy and the other way round: the trace cannot tell their effects apart (no doubly robust estimate)",
-              Map.of("kernels", n)));
-        }
-      }
-      return;
-    }
-    condition(out, Cause.ALLOCATOR_STALL, "preceded by an allocation or free", x, afterAlloc, gap);
-    condition(out, Cause.PAGEABLE_COPIES, "preceded by a copy from pageable memory", x, afterPageable, gap);
-  }
-
-  private static void condition(Map<Cause, Lost> out, Cause cause, String what, double[][] x, boolean[] treated,
-      double[] gap) {
-    Lost l = out.get(cause);
-    if (l == null) {
-      return;
-    }
-    Aipw.Effect e = Aipw.estimate(x, treated, gap, Aipw.DEFAULT_FOLDS, 0x5eedL);
-    if (!e.testable()) {
-      l.evidence.add(new Evidence("aipw", "the effect of a kernel being " + what + " on the idle gap before it could"
-          + " not be estimated: " + e.reason(), Map.of("condition", what)));
-      return;
-    }
-    // the outcome is log(1 + gap in µs): the effect is a factor on (1 + gap)
-    l.evidence.add(new Evidence("aipw", String.format(java.util.Locale.ROOT, "kernels %s wait %.2f× as long for the"
-        + " device (1 + gap in µs; 95%% CI %.2f× to %.2f×, p=%.2g; doubly robust, 5-fold cross-fitted, %d of %d"
-        + " kernels treated; unadjusted %.2f×)", what, Math.exp(e.ate()), Math.exp(e.ciLow()), Math.exp(e.ciHigh()),
-        e.pValue(), e.nTreated(), e.n(), Math.exp(e.naiveDifference())), Map.of("condition", what, "factor",
-        Math.exp(e.ate()), "ciLow", Math.exp(e.ciLow()), "ciHigh", Math.exp(e.ciHigh()), "p", e.pValue(), "treated",
-        e.nTreated(), "n", e.n())));
   }
 
   private static List<Hypothesis> rank(Input in, Map<Cause, Lost> lost) {
@@ -252,7 +151,7 @@ public final class Attribution {
     for (int i = 0; i < p.length; i++) {
       p[i] = lost.get(causes.get(i)).pValue(span);
     }
-    double[] adj = benjaminiHochberg(p);
+    double[] adj = MultipleTesting.benjaminiHochberg(p, ALPHA).adjusted();
     List<Hypothesis> out = new ArrayList<>();
     for (int i = 0; i < causes.size(); i++) {
       Lost l = lost.get(causes.get(i));
@@ -1158,7 +1057,6 @@ public final class Attribution {
         deficitSum.merge(c, deficit, Double::sum);
       }
     }
-    Evidence granger = counts.isEmpty() ? null : granger(in, clock);
     for (Map.Entry<Cause, long[]> e : counts.entrySet()) {
       long n = e.getValue()[0];
       Lost l = out.get(e.getKey());
@@ -1166,56 +1064,7 @@ public final class Attribution {
           "%d of %d state samples show clock-event reasons of %s, with the SM clock %.0f%% below %.0f MHz on average",
           n, time.length, e.getKey().label(), deficitSum.get(e.getKey()) / n * 100, clock.boost()),
           Map.of("samples", n, "of", time.length, "meanDeficit", deficitSum.get(e.getKey()) / n)));
-      l.evidence.add(granger);
     }
-  }
-
-  /**
-   * Evidence that the SM clock leads the kernels' slowness: a Granger test ({@link Granger#test}) of the SM clock per
-   * sample interval against the mean of observed over lower-bound time of the kernels that started in it (carried
-   * forward through intervals without kernels). Evidence only: the ranking rests on the lost time.
-   */
-  static Evidence granger(Input in, Clock clock) {
-    long[] time = clock.time();
-    int bins = time.length - 1;
-    double[] x = new double[bins];
-    double[] y = new double[bins];
-    List<Graph.Node> nodes = in.graph().nodes();
-    int k = 0;
-    double last = 1;
-    for (int i = 0; i < bins; i++) {
-      x[i] = clock.boost() * (1 - clock.deficit()[i]);
-      while (k < nodes.size() && nodes.get(k).startNs() < time[i]) {
-        k++;
-      }
-      double sum = 0;
-      int n = 0;
-      for (; k < nodes.size() && nodes.get(k).startNs() < time[i + 1]; k++) {
-        Graph.Node g = nodes.get(k);
-        if (g.kind() == Graph.Kind.KERNEL && g.lowerNs() > 0) {
-          sum += g.durationNs() / g.lowerNs();
-          n++;
-        }
-      }
-      last = n > 0 ? sum / n : last;
-      y[i] = last;
-    }
-    Granger.Result g = Granger.test(x, y);
-    String summary = g.testable()
-        ? String.format(Locale.ROOT, "Granger test, SM clock → kernel time over its lower bound per sample interval: "
-            + "F=%.3g at lag %d, p=%.3g (%d intervals%s)", g.fStatistic(), g.lag(), g.pValue(), bins,
-            g.reason().isBlank() ? "" : "; " + g.reason())
-        : "Granger test, SM clock → kernel time over its lower bound per sample interval: not testable (" + g.reason()
-            + ", " + bins + " intervals)";
-    Map<String, Object> data = new LinkedHashMap<>();
-    data.put("testable", g.testable());
-    data.put("intervals", bins);
-    if (g.testable()) {
-      data.put("lag", g.lag());
-      data.put("f", g.fStatistic());
-      data.put("p", g.pValue());
-    }
-    return new Evidence("granger", summary, data);
   }
 
   /**
@@ -1367,23 +1216,5 @@ public final class Attribution {
               + " (%.2f ms beyond it)", slow, n, LINK_MIN_BYTES / 1024, LINK_SLOW * 100, extra / 1e6),
           Map.of("slow", slow, "copies", n, "extraNs", extra)));
     }
-  }
-
-  /** Benjamini–Hochberg adjusted p-values (step-up, monotone, capped at 1). */
-  static double[] benjaminiHochberg(double[] p) {
-    int m = p.length;
-    Integer[] order = new Integer[m];
-    for (int i = 0; i < m; i++) {
-      order[i] = i;
-    }
-    Arrays.sort(order, Comparator.comparingDouble(i -> p[i]));
-    double[] adj = new double[m];
-    double min = 1;
-    for (int r = m - 1; r >= 0; r--) {
-      int i = order[r];
-      min = Math.min(min, p[i] * m / (r + 1));
-      adj[i] = Math.min(1, min);
-    }
-    return adj;
   }
 }

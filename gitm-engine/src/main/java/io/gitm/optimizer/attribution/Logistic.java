@@ -21,6 +21,11 @@ import java.util.stream.IntStream;
  * the Hessian of its start for every step (the chord method): its passes then need only the score and the
  * likelihood, about a third of the work, and each step still shrinks the error by a factor of the order of the
  * Hessian's relative change, which is small for such a start.
+ *
+ * <p>Why it is written here: Hipparchus has no generalized linear model (no logistic regression), and its optimizers
+ * (hipparchus-optim, not among the project's dependencies) fit least squares or general functions through an n-row
+ * Jacobian or many more passes than Newton's three to five. So the model is ours, built on Hipparchus for its linear
+ * algebra: each Newton system is solved by Hipparchus' {@code CholeskyDecomposition} ({@link Ols#solveRidge}).
  */
 final class Logistic {
   /** The ridge penalty on the standardized (non-intercept) coefficients. */

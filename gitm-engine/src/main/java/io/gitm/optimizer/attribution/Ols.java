@@ -18,6 +18,16 @@ import org.hipparchus.linear.RealMatrix;
  * O(n·k) instead of O(n·k²) by sliding sums along its diagonals. {@link #nested} then factors the Gram matrix of
  * {@code [X | y]} once and gives the residual sum of squares of y on every prefix of X's columns, which is all a lag
  * search, an F-test between nested models or a t-test of the last column needs.
+ *
+ * <p>Why not Hipparchus' {@code OLSMultipleLinearRegression} (hipparchus-stat), which the tests use as the reference
+ * these results must equal ({@code OlsTest}, {@code GrangerTest}, {@code StationarityTest}): it factors the n × k
+ * design matrix by QR, one model at a time. The AIPW outcome models are fitted on up to a million kernels per
+ * cross-fitting fold and arm (an n × 9 matrix is 72 MB, ten fits per estimate, in the analysis' 1 GiB heap), where
+ * their Gram matrices, summed once per (fold, arm) group, serve every fold; and a Granger lag search needs the
+ * residual sums of squares of every nested model, which one factorization of the Gram matrix gives where QR would
+ * refit each. Hipparchus does the linear algebra that is not a pass over the rows: the p-square solves
+ * ({@link #solveRidge}, its {@code CholeskyDecomposition}). {@link #nested} keeps its own Cholesky loop because it must
+ * stop at the first collinear column and report the rank, where Hipparchus' decomposition throws on the whole matrix.
  */
 final class Ols {
   /**

@@ -264,7 +264,10 @@ public final class Stationarity {
   /** Why a fitted ADF regression says nothing, or null when it does. */
   private static String degenerate(Ols.Nested fit, String name) {
     if (fit.rank() < 1 || fit.rss(1) <= Ols.COLLINEAR * fit.rss(0)) {
-      return name + " is a straight line: its changes are all equal";
+      // no change at all in the rows used: a series that changed only before them (a step early on)
+      return fit.rss(0) == 0
+          ? name + " does not change over the rows the test uses (any change comes before its lagged differences)"
+          : name + " is a straight line: its changes are all equal";
     }
     if (fit.rank() < 2) {
       return name + " is constant over the rows the test uses";

@@ -127,6 +127,10 @@ class StationarityTest {
       line[t] = 3 + 0.5 * t;
     }
     assertUntestable(Stationarity.adf(line), "straight line");
+    // a step in the first points: the regression's rows, after its lagged differences, hold no change
+    double[] step = new double[200];
+    java.util.Arrays.fill(step, 2, 200, 1.0);
+    assertUntestable(Stationarity.adf(step), "does not change over the rows the test uses");
     double[] periodic = new double[200];
     for (int t = 0; t < periodic.length; t++) {
       periodic[t] = Math.sin(2 * Math.PI * t / 8);
