@@ -44,6 +44,11 @@ final class AnalyzeCommand implements Callable<Integer> {
   @Option(names = "--top", paramLabel = "N", defaultValue = "10", description = "Violations to list (default: 10).")
   int top;
 
+  @Option(names = "--ncu", paramLabel = "CSV", description = "DRAM bytes per kernel measured by Nsight Compute (`ncu"
+      + " --csv --metrics dram__bytes_read.sum,dram__bytes_write.sum`) on a run of the same job: the memory-traffic"
+      + " invariant is judged with them.")
+  Path ncu;
+
   @Option(names = "--json", description = "Print the analysis as JSON.")
   boolean json;
 
@@ -95,6 +100,22 @@ final class AnalyzeCommand implements Callable<Integer> {
       } catch (IOException | RuntimeException e) {
         calibrated = null;
       }
+    }
+    if (ncu != null) {
+      if (!Files.isRegularFile(ncu)) {
+        throw new CommandLine.ParameterException(cl, "--ncu " + ncu + ": no such file");
+      }
+      io.gitm.tracer.NcuTraffic.Attached traffic;
+      try {
+        traffic = io.gitm.tracer.NcuTraffic.attach(records, io.gitm.tracer.NcuTraffic.read(ncu));
+      } catch (io.gitm.tracer.NcuFormatException e) {
+        throw new CliFailure(e.getMessage(), e);
+      }
+      records.removeIf(r -> r instanceof io.gitm.trace.TrafficRecord);
+      records.addAll(traffic.records());
+      List<String> all = new ArrayList<>(notes);
+      all.addAll(traffic.notes());
+      notes = all;
     }
     Ceilings.Choice ceilings = Ceilings.forTrace(meta, calibrated);
     Analysis.Result a = Analysis.analyze(meta, records, ceilings.spec(), notes);

@@ -192,4 +192,38 @@ class AnalyzeCommandTest {
         + " 64x1x1, 11 executions of 2 kernels")
         .containsPattern("basis +empirical, from its own history: +10 kernels");
   }
+
+  @Test
+  void ncuBytesFarAboveTheDeclaredOnesBreakTheMemoryTrafficInvariantOfARealRunsTrace() throws Exception {
+    CliResult run = CliResult.run("run", "--workload", "hft-lob", "--budget", "30s", "--target", "15%", "--device",
+        "sim", "--max-iterations", "6", "--levers", "pinned-host-memory", "--scratch", dir.toString(), "--json");
+    assertThat(run.code()).as(run.err()).isZero();
+    Path folder = Path.of(Json.MAPPER.readTree(run.out()).get("folder").asString());
+    // lob_book's measured DRAM bytes at 10x what each launch declares, written as ncu --csv writes them
+    StringBuilder csv = new StringBuilder("==PROF== Connected to process 1\n\"ID\",\"Kernel Name\",\"Grid Size\","
+        + "\"Block Size\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n");
+    for (int i = 0; i < 4; i++) {
+      csv.append("\"").append(i).append("\",\"lob_book\",\"(1, 1, 1)\",\"(1, 1, 1)\",\"dram__bytes_read.sum\","
+          + "\"Gbyte\",\"40\"\n");
+      csv.append("\"").append(i).append("\",\"lob_book\",\"(1, 1, 1)\",\"(1, 1, 1)\",\"dram__bytes_write.sum\","
+          + "\"Gbyte\",\"40\"\n");
+    }
+    Path ncu = Files.writeString(dir.resolve("ncu.csv"), csv.toString());
+    CliResult judged = CliResult.run("analyze", folder.toString(), "--ncu", ncu.toString(), "--json", "--scratch",
+        dir.toString());
+    assertThat(judged.code()).as(judged.err()).isZero();
+    tools.jackson.databind.JsonNode d = Json.MAPPER.readTree(judged.out());
+    assertThat(d.get("diagnostics").toString()).contains("ncu: 4 profiled executions of 1 kernels")
+        .contains("by name alone");
+    assertThat(d.get("violations").toString()).contains("MEMORY_TRAFFIC").contains("lob_book");
+    CliResult missing = CliResult.run("analyze", folder.toString(), "--ncu", dir.resolve("none.csv").toString(),
+        "--scratch", dir.toString());
+    assertThat(missing.code()).isEqualTo(2);
+    assertThat(missing.errorLine()).endsWith("none.csv: no such file");
+    Path notCsv = Files.writeString(dir.resolve("not.csv"), "hello\n");
+    CliResult bad = CliResult.run("analyze", folder.toString(), "--ncu", notCsv.toString(), "--scratch",
+        dir.toString());
+    assertThat(bad.code()).isEqualTo(1);
+    assertThat(bad.errorLine()).contains("no ncu --csv header");
+  }
 }
