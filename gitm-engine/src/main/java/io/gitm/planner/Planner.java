@@ -120,6 +120,7 @@ public final class Planner {
     Empirical empirical = null;
     List<Graph.Node> nodes = new ArrayList<>(ops.size());
     int model = 0;
+    SharedCorrelation shared = null;
     for (int o : order) {
       TraceRecord r = ops.get(o);
       int i = nodes.size();
@@ -132,6 +133,17 @@ public final class Planner {
             w = workByOrder.poll(k);
           }
           int ti = corr != 0 ? trafficByCorrelation.get(corr) : -1;
+          if (w != null && !w.kernel().equals(k.name())) {
+            // several kernels share one correlation id (a graph launch): each takes the next work record of its
+            // name under that id, and the traffic record in the same place
+            if (shared == null) {
+              shared = new SharedCorrelation(works, traffic);
+            }
+            int at = shared.next(corr, k.name());
+            w = at >= 0 ? works.get(shared.works.get(corr).get(at)) : null;
+            List<Integer> ts = shared.traffic.get(corr);
+            ti = at >= 0 && ts != null && at < ts.size() ? ts.get(at) : -1;
+          }
           if (w == null && empirical == null) {
             empirical = Empirical.of(ops);
           }
@@ -523,6 +535,42 @@ public final class Planner {
 
     int size() {
       return n;
+    }
+  }
+
+  /**
+   * Work and traffic records grouped by correlation id, for ids several kernels share (a graph launch gives all its
+   * kernels the launch's id): the kernels of one id take its work records in order, by name.
+   */
+  static final class SharedCorrelation {
+    final Map<Long, List<Integer>> works = new HashMap<>();
+    final Map<Long, List<Integer>> traffic = new HashMap<>();
+    private final Map<Long, Integer> cursor = new HashMap<>();
+    private final List<WorkRecord> workRecords;
+
+    SharedCorrelation(List<WorkRecord> ws, List<TrafficRecord> ts) {
+      workRecords = ws;
+      for (int i = 0; i < ws.size(); i++) {
+        works.computeIfAbsent(ws.get(i).correlationId(), c -> new ArrayList<>()).add(i);
+      }
+      for (int i = 0; i < ts.size(); i++) {
+        traffic.computeIfAbsent(ts.get(i).correlationId(), c -> new ArrayList<>()).add(i);
+      }
+    }
+
+    /** The place, among {@code corr}'s work records, of the next one for {@code kernel}; -1 when there is none. */
+    int next(long corr, String kernel) {
+      List<Integer> ws = works.get(corr);
+      if (ws == null) {
+        return -1;
+      }
+      for (int j = cursor.getOrDefault(corr, 0); j < ws.size(); j++) {
+        if (workRecords.get(ws.get(j)).kernel().equals(kernel)) {
+          cursor.put(corr, j + 1);
+          return j;
+        }
+      }
+      return -1;
     }
   }
 

@@ -35,6 +35,19 @@ class PlannerTest {
   }
 
   @Test
+  void kernelsOfOneGraphLaunchSharingItsCorrelationIdEachTakeTheirOwnWork() {
+    // a graph launch (correlation id 9) runs "small" then "big"; each declared its own work under that id
+    Graph g = Planner.predict(List.of(kernel("small", 7, 9, 0, 1_000_000, 1000),
+        kernel("big", 7, 9, 1_000_000, 9_000_000, 1000),
+        work("small", 7, 9, 0, 1e6, Precision.FP32, 1_000_000),
+        work("big", 7, 9, 0, 1e6, Precision.FP32, 8_000_000)), HW);
+    assertThat(g.nodes()).extracting(Graph.Node::name).containsExactly("small", "big");
+    assertThat(g.nodes().get(0).predictedBytes()).isEqualTo(1_000_000);
+    assertThat(g.nodes().get(1).predictedBytes()).isEqualTo(8_000_000);
+    assertThat(g.nodes().get(0).lowerNs()).isCloseTo(1_000_000, within(1e-3));
+  }
+
+  @Test
   void computeBoundKernelsLowerBoundIsItsFlopsAtThePeakOfItsPrecision() {
     Graph fp32 = Planner.predict(List.of(kernel("gemm", 7, 1, 0, 10_000_000, 1000),
         work("gemm", 7, 1, 0, 2e10, Precision.FP32, 1000)), HW);
