@@ -472,7 +472,8 @@ public final class Agent {
           bundle(d, order);
         } else {
           ranked.removeFirst();
-          if (banned.contains(c.id())) {
+          if (banned.contains(c.id()) || kept.contains(c)) {
+            // a lever kept through a bundle or pair of an earlier step is on the anchor already
             continue;
           }
           if (targetReached() && c.chanceOfGain(minGain) < options.promisingChance()) {

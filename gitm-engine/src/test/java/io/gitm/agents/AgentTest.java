@@ -309,6 +309,21 @@ class AgentTest {
   }
 
   @Test
+  void aBundleWhoseDeferredLeverIsDroppedKeepsItsEnablerAndTheOtherLeversAreStillTried() {
+    // as on the H200: "threshold" needs "pool" and is ranked first; the bundle passes on "pool" alone, "threshold" is
+    // dropped; "pool" must not be tried again (it is kept), and "pre" and "pin" must still be tried
+    SyntheticJob job = new SyntheticJob(5).effect("pool", 1.12).effect("pre", 1.10).effect("pin", 1.08);
+    Result r = optimize(job, List.of(replay(SyntheticLever.needing("threshold", "pool"), 1.5),
+        replay(SyntheticLever.a("pool"), 1.12), replay(SyntheticLever.a("pre"), 1.10),
+        replay(SyntheticLever.a("pin"), 1.08)), OPTIONS.withTarget(0.5));
+
+    assertThat(r.trials()).noneMatch(t -> t.verdict().outcome() == Verdict.Outcome.SETUP_REFUSED);
+    assertThat(r.trials().stream().filter(t -> t.kind() == Kind.SINGLE).map(TrialRecord::levers))
+        .doesNotContain(List.of("pool"));
+    assertThat(r.keptLevers()).contains("pool", "pre", "pin");
+  }
+
+  @Test
   void aLeverTriedOnTopOfKeptLeversCarriesThePredictionForThatContext() {
     SyntheticJob job = new SyntheticJob(8).effect("a", 1.12).effect("b", 1.10);
     List<List<String>> asked = new java.util.ArrayList<>();
