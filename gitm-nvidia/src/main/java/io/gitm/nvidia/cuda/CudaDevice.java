@@ -76,7 +76,8 @@ final class CudaDevice implements Device {
     this.cuDevice = cuDevice;
     this.context = context;
     this.info = info;
-    this.defaultStream = new CudaStream(this, MemorySegment.NULL, legacyStreamId(), 0, false);
+    this.defaultStream = new CudaStream(this, MemorySegment.NULL, io.gitm.nvidia.cupti.CuptiStreams.idOf(context,
+        MemorySegment.NULL).orElseGet(CudaDevice::legacyStreamId), 0, false);
     this.originalPersistingL2 = limit(Cu.CU_LIMIT_PERSISTING_L2_CACHE_SIZE);
     this.maxPersistingL2 = attribute(cuDevice, Cu.CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE);
     this.maxAccessWindow = attribute(cuDevice, Cu.CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE);
@@ -85,9 +86,8 @@ final class CudaDevice implements Device {
   }
 
   /**
-   * The legacy default stream's id as CUPTI reports it in kernel and copy records ({@code cuStreamGetId} on the NULL
-   * stream of the current context, e.g. 7), so that work declared on it matches its kernels; 0 where the driver
-   * cannot say.
+   * The legacy default stream's id as the driver gives it ({@code cuStreamGetId} on the NULL stream of the current
+   * context, e.g. 7), where CUPTI cannot say what it will report ({@code CuptiStreams}); 0 where neither can.
    */
   private static int legacyStreamId() {
     if (!Cu.cuStreamGetId.available()) {
@@ -271,7 +271,8 @@ final class CudaDevice implements Device {
           priority));
       MemorySegment h = p.get(ValueLayout.ADDRESS, 0);
       MemorySegment id = a.allocate(ValueLayout.JAVA_LONG);
-      int sid = call(Cu.cuStreamGetId, h, id) == 0 ? (int) id.get(ValueLayout.JAVA_LONG, 0) : (int) h.address();
+      int sid = io.gitm.nvidia.cupti.CuptiStreams.idOf(context, h).orElseGet(() -> call(Cu.cuStreamGetId, h, id) == 0
+          ? (int) id.get(ValueLayout.JAVA_LONG, 0) : (int) h.address());
       CudaStream s = new CudaStream(this, h, sid, priority, true);
       track(s);
       return s;

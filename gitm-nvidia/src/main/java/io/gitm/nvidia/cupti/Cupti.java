@@ -34,6 +34,7 @@ final class Cupti {
   private final MethodHandle flushAll;
   private final MethodHandle getCallbackName;
   private final MethodHandle getNumDroppedRecords;
+  private final java.util.Optional<MethodHandle> getStreamIdEx;
 
   private Cupti(NativeLibrary lib) {
     this.library = lib;
@@ -48,6 +49,25 @@ final class Cupti {
     getCallbackName = lib.require("cuptiGetCallbackName", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
     getNumDroppedRecords = lib.require("cuptiActivityGetNumDroppedRecords",
         FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
+    getStreamIdEx = lib.function("cuptiGetStreamIdEx", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS,
+        java.lang.foreign.ValueLayout.JAVA_BYTE, ADDRESS));
+  }
+
+  /**
+   * The id CUPTI gives {@code stream} of {@code context} in its activity records ({@code cuptiGetStreamIdEx}; the
+   * NULL stream is the context's legacy default stream); empty where this CUPTI lacks the function or refuses.
+   */
+  java.util.OptionalInt streamId(MemorySegment context, MemorySegment stream) {
+    if (getStreamIdEx.isEmpty()) {
+      return java.util.OptionalInt.empty();
+    }
+    try (java.lang.foreign.Arena a = java.lang.foreign.Arena.ofConfined()) {
+      MemorySegment id = a.allocate(JAVA_INT);
+      int rc = (int) getStreamIdEx.get().invokeExact(context, stream, (byte) 0, id);
+      return rc == 0 ? java.util.OptionalInt.of(id.get(JAVA_INT, 0)) : java.util.OptionalInt.empty();
+    } catch (Throwable t) {
+      return java.util.OptionalInt.empty();
+    }
   }
 
   /** The process's CUPTI, loaded on first use; an {@link UnsupportedFeatureException} says why it is missing. */
