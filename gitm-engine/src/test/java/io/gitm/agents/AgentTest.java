@@ -324,6 +324,18 @@ class AgentTest {
   }
 
   @Test
+  void aLeverThatStoppedApplyingWhenAnotherWasKeptIsNotTriedNorBanned() {
+    SyntheticJob job = new SyntheticJob(6).effect("pre", 1.2).effect("threshold", 1.0);
+    Result r = optimize(job, List.of(replay(SyntheticLever.a("pre"), 1.2),
+        replay(SyntheticLever.excludedBy("threshold", "pre"), 1.05)), OPTIONS.withTarget(0.5));
+
+    assertThat(r.keptLevers()).containsExactly("pre");
+    assertThat(r.trials()).noneMatch(t -> t.levers().contains("threshold"));
+    assertThat(r.notTried()).containsKey("threshold");
+    assertThat(r.notTried().get("threshold")).contains("does not apply on top of pre");
+  }
+
+  @Test
   void aLeverTriedOnTopOfKeptLeversCarriesThePredictionForThatContext() {
     SyntheticJob job = new SyntheticJob(8).effect("a", 1.12).effect("b", 1.10);
     List<List<String>> asked = new java.util.ArrayList<>();

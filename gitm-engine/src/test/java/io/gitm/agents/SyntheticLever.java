@@ -26,6 +26,11 @@ record SyntheticLever(String id, SafetyClass safety, boolean reopen, boolean app
     return new SyntheticLever(id, SafetyClass.A, false, true, 0, first);
   }
 
+  /** A lever that applies only while lever {@code other} is not in the setup (as a pool threshold before preallocation). */
+  static SyntheticLever excludedBy(String id, String other) {
+    return new SyntheticLever(id, SafetyClass.A, false, true, 0, "!" + other);
+  }
+
   static final String VARIANT = "lever:";
   static final String ENV = "GITM_SYNTHETIC_";
 
@@ -66,7 +71,10 @@ record SyntheticLever(String id, SafetyClass safety, boolean reopen, boolean app
 
   @Override
   public Applicability check(LeverContext context) {
-    if (needs != null && !SyntheticJob.levers(context.setup()).contains(needs)) {
+    if (needs != null && needs.startsWith("!") && SyntheticJob.levers(context.setup()).contains(needs.substring(1))) {
+      return Applicability.no("synthetic lever " + id + " does not apply beside " + needs.substring(1));
+    }
+    if (needs != null && !needs.startsWith("!") && !SyntheticJob.levers(context.setup()).contains(needs)) {
       return Applicability.no("synthetic lever " + id + " needs " + needs + " first");
     }
     return applies ? Applicability.yes("synthetic") : Applicability.no("synthetic lever " + id + " never applies");
