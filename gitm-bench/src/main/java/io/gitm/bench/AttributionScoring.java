@@ -34,20 +34,23 @@ import java.util.SplittableRandom;
 import java.util.function.LongFunction;
 
 /**
- * Scores the attribution on the simulated device: hft-lob in a well-tuned configuration runs with each fault of the
- * sim's catalogue alone, with every pair of faults, and with none, over many seeds; each run's trace is analyzed
+ * Scores the attribution on the simulated device: a workload ({@link #JOBS}: hft-lob, af2, kitti) in a well-tuned
+ * configuration it honours ({@link Job}) runs with each fault of the sim's catalogue alone, with every pair of faults
+ * (but pairs of two faults inert alone on every seed), and with none, over many seeds; each run's trace is analyzed
  * ({@link Analysis#analyze}) in memory and the ranked causes are compared with the injected ones.
  *
  * <p>Definitions (also in {@code docs/attribution.md}, "Scoring"). With {@code m} injected faults that are not inert
  * (one alone, two in a pair), a run is a <b>top-1 hit</b> when the best hypothesis's cause is one of the injected
  * faults' causes, and a <b>top-2 hit</b> when every injected cause is among the first {@code m + 1} hypotheses (for a
- * fault alone: rank 1 or 2; for a pair: both causes within the first three). A fault is <b>inert for hft-lob</b> when
- * its median slowdown of the job (same seed, with vs without it) is below {@link Options#inertBelow()}; inert faults
- * are left out of the rates (a pair with one inert fault is scored on the other). A fault-free run is a <b>false
+ * fault alone: rank 1 or 2; for a pair: both causes within the first three). A run is <b>inert</b> when its slowdown
+ * of the job (same seed, with vs without the fault) is below {@link Options#inertBelow()}, and a fault is inert for
+ * the workload when all its runs are; inert runs are left out of the rates (a pair with one inert fault is scored on
+ * the other). A fault-free run is a <b>false
  * alarm</b> when any hypothesis names a cause of {@link #DEVICE_CAUSES}.
  *
- * <p>{@code java -cp gitm-bench/target/gitm-bench.jar io.gitm.bench.AttributionScoring [--alone N] [--pairs N]
- * [--clean N] [--iterations N] [--faults a,b,…] [--seed S] [--preset P] [--out FILE]}
+ * <p>{@code java -cp gitm-bench/target/gitm-bench.jar io.gitm.bench.AttributionScoring [--workload
+ * hft-lob|af2|kitti|all] [--alone N] [--pairs N] [--clean N] [--iterations N] [--faults a,b,…] [--seed S]
+ * [--preset P] [--defaults] [--data DIR] [--out FILE]}
  */
 public final class AttributionScoring {
   /** Each fault of the simulated device's catalogue and the cause it must be attributed to. */
@@ -325,7 +328,8 @@ public final class AttributionScoring {
    *
    * @param skipped pairs not run because both faults were inert for the workload alone on every seed
    */
-  public record PairScore(int pairs, int skipped, int runs, int scored, int top1, int top2, int bothTop2, List<String> worst) {}
+  public record PairScore(int pairs, int skipped, int runs, int scored, int top1, int top2, int bothTop2,
+      List<String> worst) {}
 
   /** What the scoring found. */
   public record Report(Options options, List<FaultScore> faults, PairScore pairs, int cleanRuns,
@@ -527,7 +531,8 @@ public final class AttributionScoring {
       boolean inert = f.inertForWorkload();
       b.append(String.format(Locale.ROOT, "| %s | %s | %s | %d | %d | %s | %s | %+.1f%% [%+.1f%%, %+.1f%%] | %s |%n",
           f.fault(), f.cause().name(), drawn, f.runs(), f.inert(),
-          inert ? "inert for " + r.options().job().name() : pct(f.top1(), f.scored()), inert ? "inert" : pct(f.top2(), f.scored()),
+          inert ? "inert for " + r.options().job().name() : pct(f.top1(), f.scored()),
+          inert ? "inert" : pct(f.top2(), f.scored()),
           f.slowdown() * 100, f.minSlowdown() * 100, f.maxSlowdown() * 100, inert ? "—" : best));
     }
     b.append(String.format(Locale.ROOT, "| **every fault alone** (inert runs left out) | | | %d | %d | **%s** | **%s** |"
@@ -628,7 +633,8 @@ public final class AttributionScoring {
       reports.add(r);
       String part = String.format(Locale.ROOT, "%s (%d runs in %.1f s, %.3f s per run; fault-free span %.2f ms of"
           + " simulated time, median; --alone %d --pairs %d --clean %d --iterations %d --seed %d):%n%n%s%n", w,
-          r.runs(), r.seconds(), r.seconds() / Math.max(1, r.runs()), r.cleanSpanMs(), o.alone(), o.pairs(), o.clean(), o.iterations(), o.firstSeed(),
+          r.runs(), r.seconds(), r.seconds() / Math.max(1, r.runs()), r.cleanSpanMs(), o.alone(), o.pairs(),
+          o.clean(), o.iterations(), o.firstSeed(),
           markdown(r));
       System.out.print(part);
       md.append(part);
