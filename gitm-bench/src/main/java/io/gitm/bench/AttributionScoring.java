@@ -12,7 +12,10 @@ import io.gitm.trace.MarkerRecord;
 import io.gitm.trace.TraceMeta;
 import io.gitm.trace.TraceRecord;
 import io.gitm.workload.ExecutionConfig;
+import io.gitm.workload.Workload;
+import io.gitm.workloads.af2.Af2Workload;
 import io.gitm.workloads.hft.HftLobWorkload;
+import io.gitm.workloads.kitti.KittiWorkload;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -28,22 +31,26 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.function.LongFunction;
 
 /**
- * Scores the attribution on the simulated device: hft-lob in a well-tuned configuration runs with each fault of the
- * sim's catalogue alone, with every pair of faults, and with none, over many seeds; each run's trace is analyzed
+ * Scores the attribution on the simulated device: a workload ({@link #JOBS}: hft-lob, af2, kitti) in a well-tuned
+ * configuration it honours ({@link Job}) runs with each fault of the sim's catalogue alone, with every pair of faults
+ * (but pairs of two faults inert alone on every seed), and with none, over many seeds; each run's trace is analyzed
  * ({@link Analysis#analyze}) in memory and the ranked causes are compared with the injected ones.
  *
  * <p>Definitions (also in {@code docs/attribution.md}, "Scoring"). With {@code m} injected faults that are not inert
  * (one alone, two in a pair), a run is a <b>top-1 hit</b> when the best hypothesis's cause is one of the injected
  * faults' causes, and a <b>top-2 hit</b> when every injected cause is among the first {@code m + 1} hypotheses (for a
- * fault alone: rank 1 or 2; for a pair: both causes within the first three). A fault is <b>inert for hft-lob</b> when
- * its median slowdown of the job (same seed, with vs without it) is below {@link Options#inertBelow()}; inert faults
- * are left out of the rates (a pair with one inert fault is scored on the other). A fault-free run is a <b>false
+ * fault alone: rank 1 or 2; for a pair: both causes within the first three). A run is <b>inert</b> when its slowdown
+ * of the job (same seed, with vs without the fault) is below {@link Options#inertBelow()}, and a fault is inert for
+ * the workload when all its runs are; inert runs are left out of the rates (a pair with one inert fault is scored on
+ * the other). A fault-free run is a <b>false
  * alarm</b> when any hypothesis names a cause of {@link #DEVICE_CAUSES}.
  *
- * <p>{@code java -cp gitm-bench/target/gitm-bench.jar io.gitm.bench.AttributionScoring [--alone N] [--pairs N]
- * [--clean N] [--iterations N] [--faults a,b,…] [--seed S] [--preset P] [--out FILE]}
+ * <p>{@code java -cp gitm-bench/target/gitm-bench.jar io.gitm.bench.AttributionScoring [--workload
+ * hft-lob|af2|kitti|all] [--alone N] [--pairs N] [--clean N] [--iterations N] [--faults a,b,…] [--seed S]
+ * [--preset P] [--defaults] [--data DIR] [--out FILE]}
  */
 public final class AttributionScoring {
   /** Each fault of the simulated device's catalogue and the cause it must be attributed to. */
@@ -87,9 +94,12 @@ public final class AttributionScoring {
    * @param inertBelow slowdown (same seed, with vs without the fault) below which a run is inert
    * @param vary whether each run draws its faults' severity and onset ({@link #spec}); else catalogue defaults
    */
-  public record Options(String preset, int alone, int pairs, int clean, long firstSeed, int iterations,
+  public record Options(Job job, String preset, int alone, int pairs, int clean, long firstSeed, int iterations,
       List<String> faults, double inertBelow, boolean vary) {
     public Options {
+      if (job == null) {
+        throw new IllegalArgumentException("scoring needs a workload: one of " + String.join(", ", JOBS));
+      }
       if (alone < 1 || pairs < 0 || clean < 0 || iterations < 2) {
         throw new IllegalArgumentException("scoring needs at least 1 seed per fault, 0 or more per pair and fault-free,"
             + " and 2 or more iterations; got alone=" + alone + " pairs=" + pairs + " clean=" + clean
@@ -111,48 +121,108 @@ public final class AttributionScoring {
       }
     }
 
-    /** 20 seeds alone, 5 per pair, 50 fault-free, 24 batches a run, every fault, inert below 2%, drawn faults. */
+    /** hft-lob's defaults ({@link #defaults(Job)}). */
     public static Options defaults() {
-      return new Options("h200", 20, 5, 50, 1, 24, List.copyOf(CAUSE_OF_FAULT.keySet()), 0.02, true);
+      return defaults(AttributionScoring.job("hft-lob"));
+    }
+
+    /** The job's seeds and iterations ({@link Job}), every fault, inert below 2%, drawn faults. */
+    public static Options defaults(Job job) {
+      return new Options(job, "h200", job.alone(), job.pairs(), job.clean(), 1, job.iterations(),
+          List.copyOf(CAUSE_OF_FAULT.keySet()), 0.02, true);
     }
 
     public Options withSeeds(int alone, int pairs, int clean) {
-      return new Options(preset, alone, pairs, clean, firstSeed, iterations, faults, inertBelow, vary);
+      return new Options(job, preset, alone, pairs, clean, firstSeed, iterations, faults, inertBelow, vary);
     }
 
     public Options withFaults(List<String> v) {
-      return new Options(preset, alone, pairs, clean, firstSeed, iterations, v, inertBelow, vary);
+      return new Options(job, preset, alone, pairs, clean, firstSeed, iterations, v, inertBelow, vary);
     }
 
     public Options withFirstSeed(long v) {
-      return new Options(preset, alone, pairs, clean, v, iterations, faults, inertBelow, vary);
+      return new Options(job, preset, alone, pairs, clean, v, iterations, faults, inertBelow, vary);
     }
 
     public Options withIterations(int v) {
-      return new Options(preset, alone, pairs, clean, firstSeed, v, faults, inertBelow, vary);
+      return new Options(job, preset, alone, pairs, clean, firstSeed, v, faults, inertBelow, vary);
     }
 
     public Options withPreset(String v) {
-      return new Options(v, alone, pairs, clean, firstSeed, iterations, faults, inertBelow, vary);
+      return new Options(job, v, alone, pairs, clean, firstSeed, iterations, faults, inertBelow, vary);
+    }
+
+    /** The job's own iterations and seeds ({@link Job}) are not changed: set them after. */
+    public Options withJob(Job v) {
+      return new Options(v, preset, alone, pairs, clean, firstSeed, iterations, faults, inertBelow, vary);
     }
 
     public Options withVary(boolean v) {
-      return new Options(preset, alone, pairs, clean, firstSeed, iterations, faults, inertBelow, v);
+      return new Options(job, preset, alone, pairs, clean, firstSeed, iterations, faults, inertBelow, v);
     }
   }
 
-  /** The workload's size: a few thousand messages a batch, so that one run takes well under a second. */
+  /** The workloads that can be scored, by name. */
+  public static final List<String> JOBS = List.of("hft-lob", "af2", "kitti");
+
+  /**
+   * A workload as scored: how to build it for a run's seed, the well-tuned configuration it honours, its device
+   * iterations a run and its default seeds (alone, per pair, fault-free).
+   */
+  public record Job(String name, LongFunction<Workload> workload, ExecutionConfig tuned, int iterations, int alone,
+      int pairs, int clean) {}
+
+  /** The job called {@code name}, one of {@link #JOBS}. */
+  public static Job job(String name) {
+    return switch (name) {
+      case "hft-lob" -> new Job(name, s -> new HftLobWorkload(params(s)), tuned(), 24, 20, 5, 50);
+      case "af2" -> new Job(name, s -> new Af2Workload(af2Params(s)), af2Tuned(), 8, 4, 1, 20);
+      case "kitti" -> new Job(name, s -> new KittiWorkload(kittiParams(s)), kittiTuned(), 16, 4, 1, 20);
+      default -> throw new IllegalArgumentException("unknown workload '" + name + "': known are "
+          + String.join(", ", JOBS) + " (or all)");
+    };
+  }
+
+  /** hft-lob's size: a few thousand messages a batch, so that one run takes well under a second. */
   public static HftLobWorkload.Params params(long seed) {
     return new HftLobWorkload.Params(seed, 512, 120_000, 4096, 10, 128, 7, null);
   }
 
   /**
-   * A well-tuned configuration, so that each fault has something to break: pinned host memory, stream-ordered pool
+   * A well-tuned hft-lob, so that each fault has something to break: pinned host memory, stream-ordered pool
    * allocation that keeps its memory, asynchronous copies on their own streams, two compute streams, no graph.
    */
   public static ExecutionConfig tuned() {
     return ExecutionConfig.shipped().withHostMemory(HostMemoryKind.PINNED)
         .withAllocation(ExecutionConfig.Allocation.POOL, 1L << 30).withStreams(2, true, true);
+  }
+
+  /** af2's size: the simulated architecture (2 blocks, c_m 32, c_z 16) on one of a few generated alignments. */
+  public static Af2Workload.Params af2Params(long seed) {
+    return new Af2Workload.Params(32, 16, 32, 16, 2, 4, 2, 8, 16, 4, 48, 4, seed, 7L, null, null);
+  }
+
+  /**
+   * A well-tuned af2 (what it honours: no copy-compute overlap, one inference a step): pinned host memory, pool
+   * allocation that keeps its memory, asynchronous copies, two streams.
+   */
+  public static ExecutionConfig af2Tuned() {
+    return ExecutionConfig.shipped().withHostMemory(HostMemoryKind.PINNED)
+        .withAllocation(ExecutionConfig.Allocation.POOL, 1L << 30).withStreams(2, true, false);
+  }
+
+  /** kitti's size: the simulated frames (120k-point scans, 0.64 m pillars, C 16), four frames per dataset. */
+  public static KittiWorkload.Params kittiParams(long seed) {
+    return new KittiWorkload.Params(seed, 7L, 4, 64, 2083, 0.64f, 12000, 32, 16, 1024, 100, 0.2f, 0.5f);
+  }
+
+  /**
+   * A well-tuned kitti (what it honours: overlap by prefetching the next frame on a second stream, not
+   * copyComputeOverlap): pinned host memory, pool allocation that keeps its memory, asynchronous copies, two streams.
+   */
+  public static ExecutionConfig kittiTuned() {
+    return ExecutionConfig.shipped().withHostMemory(HostMemoryKind.PINNED)
+        .withAllocation(ExecutionConfig.Allocation.POOL, 1L << 30).withStreams(2, true, false);
   }
 
   /**
@@ -170,13 +240,13 @@ public final class AttributionScoring {
     }
   }
 
-  /** Runs hft-lob once on a fresh simulated device with {@code faults}, traces it into memory and analyzes it. */
+  /** Runs the job once on a fresh simulated device with {@code faults}, traces it into memory and analyzes it. */
   public static Run run(Options o, Path data, String faults, long seed) {
     List<TraceRecord> records = new ArrayList<>();
     TraceMeta[] meta = new TraceMeta[1];
     try (SimDevice d = SimDevice.open(SimSpec.preset(o.preset()), seed, faults)) {
       // the wall ticker stands still: the run ends after its iterations, the same on any machine
-      Profiler.run(d, new HftLobWorkload(params(datasetSeed(seed))), tuned(), data, () -> 0L,
+      Profiler.run(d, o.job().workload().apply(datasetSeed(seed)), o.job().tuned(), data, () -> 0L,
           new Profiler.Options(Duration.ofDays(1), o.iterations(), 1_000_000L), m -> {
             meta[0] = m;
             return records::add;
@@ -253,13 +323,18 @@ public final class AttributionScoring {
     }
   }
 
-  /** Scores of the pairs. */
-  public record PairScore(int pairs, int runs, int scored, int top1, int top2, int bothTop2, List<String> worst) {}
+  /**
+   * Scores of the pairs.
+   *
+   * @param skipped pairs not run because both faults were inert for the workload alone on every seed
+   */
+  public record PairScore(int pairs, int skipped, int runs, int scored, int top1, int top2, int bothTop2,
+      List<String> worst) {}
 
   /** What the scoring found. */
   public record Report(Options options, List<FaultScore> faults, PairScore pairs, int cleanRuns,
       int falseAlarms, Map<Cause, Integer> falseAlarmCauses, int cleanAny, Map<Cause, Integer> cleanCauses,
-      int runs, double seconds) {
+      int runs, double seconds, double cleanSpanMs) {
     public int scoredRuns() {
       return faults.stream().mapToInt(FaultScore::scored).sum();
     }
@@ -341,13 +416,24 @@ public final class AttributionScoring {
     int p2 = 0;
     int both2 = 0;
     int nPairs = 0;
+    int skipped = 0;
     Map<String, Integer> misses = new LinkedHashMap<>();
     if (o.pairs() > 0) {
+      Set<String> inertAlone = new java.util.HashSet<>();
+      for (FaultScore f : scores) {
+        if (f.inertForWorkload()) {
+          inertAlone.add(f.fault());
+        }
+      }
       for (int i = 0; i < o.faults().size(); i++) {
         for (int j = i + 1; j < o.faults().size(); j++) {
           nPairs++;
           String a = o.faults().get(i);
           String b = o.faults().get(j);
+          if (inertAlone.contains(a) && inertAlone.contains(b)) {
+            skipped++;
+            continue;
+          }
           for (int k = 0; k < o.pairs(); k++) {
             long seed = o.firstSeed() + 1000 + k;
             Reference ref = reference(o, data, seed, refs);
@@ -399,7 +485,7 @@ public final class AttributionScoring {
     }
     List<String> worst = misses.entrySet().stream().sorted((x, y) -> y.getValue() - x.getValue()).limit(10)
         .map(e -> e.getKey() + " (" + e.getValue() + ")").toList();
-    PairScore ps = new PairScore(nPairs, pairRuns, scored, p1, p2, both2, worst);
+    PairScore ps = new PairScore(nPairs, skipped, pairRuns, scored, p1, p2, both2, worst);
     int alarms = 0;
     int any = 0;
     Map<Cause, Integer> alarmCauses = new LinkedHashMap<>();
@@ -418,8 +504,9 @@ public final class AttributionScoring {
       alarms += alarm ? 1 : 0;
       any += r.ranked().isEmpty() ? 0 : 1;
     }
+    double[] spans = refs.values().stream().mapToDouble(x -> x.jobNs() / 1e6).toArray();
     return new Report(o, scores, ps, o.clean(), alarms, alarmCauses, any, cleanCauses, runs[0] + refs.size(),
-        (System.nanoTime() - wall0) / 1e9);
+        (System.nanoTime() - wall0) / 1e9, median(spans));
   }
 
   static double median(double[] v) {
@@ -444,7 +531,8 @@ public final class AttributionScoring {
       boolean inert = f.inertForWorkload();
       b.append(String.format(Locale.ROOT, "| %s | %s | %s | %d | %d | %s | %s | %+.1f%% [%+.1f%%, %+.1f%%] | %s |%n",
           f.fault(), f.cause().name(), drawn, f.runs(), f.inert(),
-          inert ? "inert for hft-lob" : pct(f.top1(), f.scored()), inert ? "inert" : pct(f.top2(), f.scored()),
+          inert ? "inert for " + r.options().job().name() : pct(f.top1(), f.scored()),
+          inert ? "inert" : pct(f.top2(), f.scored()),
           f.slowdown() * 100, f.minSlowdown() * 100, f.maxSlowdown() * 100, inert ? "—" : best));
     }
     b.append(String.format(Locale.ROOT, "| **every fault alone** (inert runs left out) | | | %d | %d | **%s** | **%s** |"
@@ -454,8 +542,9 @@ public final class AttributionScoring {
         pct(r.faults().stream().mapToInt(FaultScore::top2).sum(), r.scoredRuns())));
     PairScore p = r.pairs();
     if (p.runs() > 0) {
-      b.append(String.format(Locale.ROOT, "| **every pair** (%d pairs × %d seeds) | | | %d | %d | **%s** | **%s** | "
-          + "both in top 2: %s | misses: %s |%n", p.pairs(), r.options().pairs(), p.runs(), p.runs() - p.scored(),
+      b.append(String.format(Locale.ROOT, "| **every pair** (%d pairs × %d seeds; %d pairs of two faults inert alone"
+          + " not run) | | | %d | %d | **%s** | **%s** | both in top 2: %s | misses: %s |%n", p.pairs(),
+          r.options().pairs(), p.skipped(), p.runs(), p.runs() - p.scored(),
           pct(p.top1(), p.scored()), pct(p.top2(), p.scored()), pct(p.bothTop2(), p.scored()),
           p.worst().isEmpty() ? "none" : String.join(", ", p.worst())));
     }
@@ -474,53 +563,107 @@ public final class AttributionScoring {
     return of == 0 ? "n/a" : String.format(Locale.ROOT, "%.1f%% (%d/%d)", 100.0 * n / of, n, of);
   }
 
+  /** The line over several workloads' reports: faults alone, pairs and fault-free runs pooled. */
+  public static String overall(List<Report> reports) {
+    int scored = 0;
+    int t1 = 0;
+    int t2 = 0;
+    int ps = 0;
+    int p1 = 0;
+    int p2 = 0;
+    int clean = 0;
+    int alarms = 0;
+    for (Report r : reports) {
+      scored += r.scoredRuns();
+      t1 += r.faults().stream().mapToInt(FaultScore::top1).sum();
+      t2 += r.faults().stream().mapToInt(FaultScore::top2).sum();
+      ps += r.pairs().scored();
+      p1 += r.pairs().top1();
+      p2 += r.pairs().top2();
+      clean += r.cleanRuns();
+      alarms += r.falseAlarms();
+    }
+    return String.format(Locale.ROOT, "overall (%s): alone top-1 %s, top-2 %s; pairs top-1 %s, top-2 %s; fault-free"
+        + " false alarms %s%n", String.join(", ", reports.stream().map(r -> r.options().job().name()).toList()),
+        pct(t1, scored), pct(t2, scored), pct(p1, ps), pct(p2, ps), pct(alarms, clean));
+  }
+
   /**
-   * {@code [--alone N] [--pairs N] [--clean N] [--iterations N] [--seed S] [--preset P] [--faults a,b,…] [--defaults]
-   * [--data DIR] [--out FILE]}: prints the markdown table (and writes it to FILE).
+   * {@code [--workload hft-lob|af2|kitti|all] [--alone N] [--pairs N] [--clean N] [--iterations N] [--seed S]
+   * [--preset P] [--faults a,b,…] [--defaults] [--data DIR] [--out FILE]}: prints each workload's markdown table and,
+   * for several, the overall line (and writes them to FILE). Seeds and iterations not given are each workload's own
+   * ({@link Job}).
    */
   public static void main(String[] args) throws IOException {
-    Options o = Options.defaults();
     Path out = null;
     Path data = null;
+    List<String> workloads = List.of("hft-lob");
+    Map<String, String> given = new LinkedHashMap<>();
+    boolean defaults = false;
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
       if (a.equals("--defaults")) {
-        o = o.withVary(false);
+        defaults = true;
         continue;
       }
       if (i + 1 >= args.length) {
         throw new IllegalArgumentException("option " + a + " needs a value");
       }
       String v = args[++i];
-      o = switch (a) {
-        case "--alone" -> o.withSeeds(integer(a, v), o.pairs(), o.clean());
-        case "--pairs" -> o.withSeeds(o.alone(), integer(a, v), o.clean());
-        case "--clean" -> o.withSeeds(o.alone(), o.pairs(), integer(a, v));
-        case "--iterations" -> o.withIterations(integer(a, v));
-        case "--seed" -> o.withFirstSeed(integer(a, v));
-        case "--preset" -> o.withPreset(v);
-        case "--faults" -> o.withFaults(List.of(v.split(",")));
-        case "--out" -> {
-          out = Path.of(v);
-          yield o;
+      switch (a) {
+        case "--alone", "--pairs", "--clean", "--iterations", "--seed" -> given.put(a, String.valueOf(integer(a, v)));
+        case "--preset", "--faults" -> given.put(a, v);
+        case "--workload" -> {
+          workloads = v.equals("all") ? JOBS : List.of(v);
+          job(v.equals("all") ? JOBS.getFirst() : v);
         }
-        case "--data" -> {
-          data = Path.of(v);
-          yield o;
-        }
-        default -> throw new IllegalArgumentException("unknown option '" + a + "': known are --alone, --pairs, "
-            + "--clean, --iterations, --seed, --preset, --faults, --defaults, --data, --out");
-      };
+        case "--out" -> out = Path.of(v);
+        case "--data" -> data = Path.of(v);
+        default -> throw new IllegalArgumentException("unknown option '" + a + "': known are --workload, --alone, "
+            + "--pairs, --clean, --iterations, --seed, --preset, --faults, --defaults, --data, --out");
+      }
     }
     Path dir = data != null ? data : Files.createTempDirectory("gitm-scoring");
-    Report r = score(o, dir, System.err);
-    String md = markdown(r);
-    System.out.print(md);
-    System.out.printf(Locale.ROOT, "%n%d runs in %.1f s (%.3f s per run)%n", r.runs(), r.seconds(),
-        r.seconds() / Math.max(1, r.runs()));
+    StringBuilder md = new StringBuilder();
+    List<Report> reports = new ArrayList<>();
+    for (String w : workloads) {
+      Options o = options(Options.defaults(job(w)), given).withVary(!defaults);
+      System.err.println("== " + w);
+      Report r = score(o, dir, System.err);
+      reports.add(r);
+      String part = String.format(Locale.ROOT, "%s (%d runs in %.1f s, %.3f s per run; fault-free span %.2f ms of"
+          + " simulated time, median; --alone %d --pairs %d --clean %d --iterations %d --seed %d):%n%n%s%n", w,
+          r.runs(), r.seconds(), r.seconds() / Math.max(1, r.runs()), r.cleanSpanMs(), o.alone(), o.pairs(),
+          o.clean(), o.iterations(), o.firstSeed(),
+          markdown(r));
+      System.out.print(part);
+      md.append(part);
+    }
+    if (reports.size() > 1) {
+      String line = overall(reports);
+      System.out.print(line);
+      md.append(line);
+    }
     if (out != null) {
       Files.writeString(out, md, StandardCharsets.UTF_8);
     }
+  }
+
+  private static Options options(Options o, Map<String, String> given) {
+    for (Map.Entry<String, String> e : given.entrySet()) {
+      String v = e.getValue();
+      o = switch (e.getKey()) {
+        case "--alone" -> o.withSeeds(Integer.parseInt(v), o.pairs(), o.clean());
+        case "--pairs" -> o.withSeeds(o.alone(), Integer.parseInt(v), o.clean());
+        case "--clean" -> o.withSeeds(o.alone(), o.pairs(), Integer.parseInt(v));
+        case "--iterations" -> o.withIterations(Integer.parseInt(v));
+        case "--seed" -> o.withFirstSeed(Integer.parseInt(v));
+        case "--preset" -> o.withPreset(v);
+        case "--faults" -> o.withFaults(List.of(v.split(",")));
+        default -> throw new IllegalStateException("option " + e.getKey() + " has no setter");
+      };
+    }
+    return o;
   }
 
   private static int integer(String option, String v) {

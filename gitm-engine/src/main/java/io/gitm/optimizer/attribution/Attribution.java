@@ -1015,7 +1015,8 @@ public final class Attribution {
   /**
    * Clock causes from the state samples: for each sample interval with a throttle reason set and the SM clock below
    * its boost clock, the kernel-busy time in it times the clock deficit is lost (a compute- or on-chip-latency-bound
-   * kernel at clock f takes boost / f as long), split evenly between the causes whose reason bits are set.
+   * kernel at clock f takes boost / f as long), split evenly between the causes whose reason bits are set; each
+   * kernel's part of the busy time is one event.
    */
   static void clocks(Input in, Clock clock, Map<Cause, Lost> out) {
     if (clock.time().length < 2) {
@@ -1037,8 +1038,8 @@ public final class Attribution {
       if (causes.isEmpty() || deficit < MIN_DEFICIT) {
         continue;
       }
-      // kernel-busy time in [t0, t1): the union of kernel intervals (nodes are in start order)
-      double busy = 0;
+      // kernel-busy time in [t0, t1): the union of kernel intervals (nodes are in start order), one event per kernel's
+      // share of it, so that a run of few sample intervals still has events to test
       long reached = t0;
       for (int j = k; j < nodes.size() && nodes.get(j).startNs() < t1; j++) {
         Graph.Node n = nodes.get(j);
@@ -1046,13 +1047,14 @@ public final class Attribution {
           long s = Math.max(reached, n.startNs());
           long e = Math.min(t1, n.endNs());
           if (e > s) {
-            busy += e - s;
+            for (Cause c : causes) {
+              lost(out, c).add(in, s, (e - s) * deficit / causes.size());
+            }
             reached = e;
           }
         }
       }
       for (Cause c : causes) {
-        lost(out, c).add(in, t0, busy * deficit / causes.size());
         counts.computeIfAbsent(c, x -> new long[1])[0]++;
         deficitSum.merge(c, deficit, Double::sum);
       }
