@@ -5,7 +5,8 @@
 # `gitm trace export --perfetto` of that run's trace, and a real PyTorch profiler (Kineto) trace recorded there and
 # imported with `gitm trace import`. Results in $GITM_PART_OUT: one log per command, the run folder, the traces.
 # GITM_RUN1=0 skips the first run (and what analyzes it), GITM_KINETO=0 the Kineto trace, GITM_NCU=0 the ncu
-# profile; GITM_RUN2_TARGET adds a second run with that target (GITM_RUN2_BUDGET, default 4m).
+# profile; GITM_RUN2_TARGET adds a second run with that target (GITM_RUN2_BUDGET, default 4m), GITM_RUN3_ARGS a third
+# run with those arguments.
 set -uo pipefail
 gitm_root=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
 cd "$gitm_root"
@@ -64,6 +65,12 @@ if [ -n "${GITM_RUN2_TARGET:-}" ]; then
     cp "$run2"/report.md "$run2"/report.html "$run2"/report.json "$run2"/outcome.json "$run2"/journal.jsonl \
       "$run2"/run.json "$out/run2/" 2>/dev/null
   fi
+fi
+if [ -n "${GITM_RUN3_ARGS:-}" ]; then
+  # a third run with these arguments (e.g. a short budget and an unreachable target, to time the overrun at the
+  # deadline: the step's "exit ... in N ms" is the whole process, start to exit)
+  # shellcheck disable=SC2086
+  step run3 run --workload hft-lob --device nvidia $GITM_RUN3_ARGS
 fi
 if [ "${GITM_KINETO:-1}" != 1 ]; then
   echo "== Kineto: skipped (GITM_KINETO=${GITM_KINETO})"

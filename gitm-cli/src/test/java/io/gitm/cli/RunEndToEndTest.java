@@ -116,8 +116,9 @@ class RunEndToEndTest {
     Duration rankDeadline = new io.gitm.scheduler.PhasePlan(io.gitm.api.Budget.parse("1m"))
         .deadline(io.gitm.scheduler.Phase.RANK);
     long started = System.nanoTime();
-    Process p = gitm("run", "--workload", "hft-lob", "--budget", "1m", "--target", "99%", "--device", "sim",
-        "--sim-seed", "5", "--max-iterations", "20", "--scratch", scratch.toString());
+    // an unreachable target and long blocks keep the search going past the rank deadline
+    Process p = gitm("run", "--workload", "hft-lob", "--budget", "1m", "--target", "900%", "--device", "sim",
+        "--sim-seed", "5", "--max-iterations", "20", "--block-iterations", "24", "--scratch", scratch.toString());
     Path run = waitForRunFolder();
     // kill -9 once the rank deadline has passed and a trial is journaled
     long deadline = started + Duration.ofSeconds(55).toNanos();

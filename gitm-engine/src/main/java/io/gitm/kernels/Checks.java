@@ -13,10 +13,10 @@ final class Checks {
   /** A managed workload that honours {@code knob}. */
   static Applicability honours(LeverContext c, Knob knob) {
     if (c.workload() == null) {
-      return Applicability.no("it acts on a managed workload's execution config, and this is a process job");
+      return Applicability.never("it acts on a managed workload's execution config, and this is a process job");
     }
     if (!c.workload().knobs().contains(knob)) {
-      return Applicability.no(c.workload().name() + " does not honour the " + knob + " knob");
+      return Applicability.never(c.workload().name() + " does not honour the " + knob + " knob");
     }
     return null;
   }
@@ -24,7 +24,7 @@ final class Checks {
   /** A process job (no managed workload). */
   static Applicability processJob(LeverContext c) {
     if (c.workload() != null) {
-      return Applicability.no("it sets a black-box process's environment or affinity, and " + c.workload().name()
+      return Applicability.never("it sets a black-box process's environment or affinity, and " + c.workload().name()
           + " is a managed job running inside gitm's process");
     }
     return null;

@@ -77,13 +77,24 @@ public interface Lever {
   }
 
   /** The outcome of a lever's precondition check. */
-  record Applicability(boolean applies, String reason) {
+  /**
+   * Whether a lever applies, and why (not).
+   *
+   * @param never it cannot apply to this job whatever else is kept (the workload does not honour its knob, a process
+   *     lever on a managed job …), as opposed to a lever that may apply once others are kept
+   */
+  record Applicability(boolean applies, String reason, boolean never) {
     public static Applicability yes(String reason) {
-      return new Applicability(true, reason);
+      return new Applicability(true, reason, false);
     }
 
     public static Applicability no(String reason) {
-      return new Applicability(false, reason);
+      return new Applicability(false, reason, false);
+    }
+
+    /** It cannot apply to this job, whatever else is kept. */
+    public static Applicability never(String reason) {
+      return new Applicability(false, reason, true);
     }
   }
 }

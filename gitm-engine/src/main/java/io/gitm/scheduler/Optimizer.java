@@ -196,7 +196,11 @@ public final class Optimizer {
       candidates.add(new Candidate(l, r.predictedGain(), r.uncertainty(), r.basis()));
     }
     Map<String, Counterfactual.Prediction> predictions = ranking.predictions();
-    Qualification q = Qualification.of(analysis, candidates, options.target());
+    // levers that can never apply to this job (a knob the workload does not honour) move no floor and add no headroom
+    Qualification q = Qualification.of(analysis, candidates.stream().filter(c -> {
+      Lever.Applicability a = c.lever().check(context);
+      return a == null || a.applies() || !a.never();
+    }).toList(), options.target());
     used.put(Phase.RANK, since(wall, t));
     long applicable = levers.stream().filter(l -> l.check(context).applies()).count();
     events.phaseEnded(Phase.RANK, used.get(Phase.RANK), candidates.size() + " levers ranked (" + applicable

@@ -179,6 +179,7 @@ final class ReportAssembly {
     Map<String, Report.EvidenceRef> refs = new LinkedHashMap<>();
     List<Hypothesis> hs = o.analysis().hypotheses();
     List<Violation> vs = o.analysis().violations();
+    List<String> overSpan = new ArrayList<>();
     for (int i = 0; i < hs.size(); i++) {
       Hypothesis h = hs.get(i);
       List<String> by = t.levers().stream().filter(id -> lever(id) != null && lever(id).addresses().contains(h.cause()))
@@ -207,9 +208,13 @@ final class ReportAssembly {
       if (!cited && spanEnd > spanStart) {
         String ev = h.evidence().stream().map(io.gitm.optimizer.attribution.Evidence::summary).filter(x -> !x.isBlank())
             .findFirst().orElse(h.cause().label());
-        refs.putIfAbsent("T:" + hid, Report.EvidenceRef.trace("the profiled run", spanStart, spanEnd,
-            hid + " was measured over this span: " + ev));
+        overSpan.add(hid + ": " + ev);
       }
+    }
+    if (!overSpan.isEmpty()) {
+      // one reference to the profiled span, however many hypotheses were measured over it
+      refs.put("T:span", Report.EvidenceRef.trace("the profiled run", spanStart, spanEnd, "measured over this span: "
+          + String.join("; ", overSpan)));
     }
     for (String id : t.levers()) {
       String e = o.expectations().get(id);

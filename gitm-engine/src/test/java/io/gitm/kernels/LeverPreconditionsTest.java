@@ -108,6 +108,18 @@ class LeverPreconditionsTest {
   }
 
   @Test
+  void aLeverWhoseKnobTheWorkloadDoesNotHonourNeverAppliesWhileOneWaitingForAnotherMayLater() {
+    Lever.Applicability tf32 = Levers.byId("math-mode-tf32").check(Contexts.hft(Setup.shipped()));
+    assertThat(tf32.applies()).isFalse();
+    assertThat(tf32.never()).as(tf32.reason()).isTrue();
+    Lever.Applicability graph = Levers.byId("graph-capture").check(Contexts.hft(Setup.shipped()));
+    assertThat(graph.applies()).isFalse();
+    assertThat(graph.never()).as(graph.reason()).isFalse();
+    Lever.Applicability env = Levers.byId("env-omp-threads").check(Contexts.hft(Setup.shipped()));
+    assertThat(env.never()).as(env.reason()).isTrue();
+  }
+
+  @Test
   void leversThatNeedOthersFirstSayWhich() {
     assertThat(Levers.byId("async-copies").check(Contexts.hft(Setup.shipped())).reason())
         .contains("pinned-host-memory");
