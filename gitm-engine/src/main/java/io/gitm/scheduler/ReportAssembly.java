@@ -322,8 +322,13 @@ final class ReportAssembly {
     if (t.kind() != TrialRecord.Kind.MEMBER) {
       return "";
     }
-    return "member check, " + String.join(" + ", t.levers()) + " on top of "
-        + (t.anchorLevers().isEmpty() ? "the anchor" : String.join(" + ", t.anchorLevers())) + " ("
+    String on = t.anchorLevers().isEmpty() ? "the shipped setup" : String.join(" + ", t.anchorLevers());
+    if (t.levers().size() > 1) {
+      // the combination itself, journaled after its members' checks dropped one or more of them
+      return "combination " + String.join(" + ", t.levers()) + " on top of " + on + ", not adopted whole: its member"
+          + " checks dropped what did not matter (see the member checks and the subset trial): ";
+    }
+    return "member check, " + t.levers().getFirst() + " against the same without it, on top of " + on + " ("
         + (t.verdict().outcome() == Verdict.Outcome.KEPT ? "it matters; kept through its combination" : "dropped")
         + "): ";
   }
