@@ -391,7 +391,7 @@ final class LobSession implements Workload.Session {
         computed = device.createEvent(false);
         done = device.createEvent(false);
         stateReady = device.createEvent(false);
-        routed = device.createEvent(false);
+        routed = signalStream != null ? device.createEvent(false) : null; // only a split batch hands over
         for (int q = 0; q < marks.length; q++) {
           marks[q] = device.createEvent(true);
         }
