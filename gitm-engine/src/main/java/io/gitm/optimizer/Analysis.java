@@ -108,8 +108,20 @@ public final class Analysis {
     double kernels = 0;
     double copies = 0;
     double gemms = 0;
+    double memoryUsed = Double.NaN;
+    double memoryTotal = Double.NaN;
     for (TraceRecord r : trace) {
       switch (r) {
+        case io.gitm.trace.StateSample s -> {
+          double used = s.get(io.gitm.trace.StateField.MEMORY_USED);
+          double total = s.get(io.gitm.trace.StateField.MEMORY_TOTAL);
+          if (Double.isFinite(used) && used >= 0) {
+            memoryUsed = Double.isNaN(memoryUsed) ? used : Math.max(memoryUsed, used);
+          }
+          if (Double.isFinite(total) && total > 0) {
+            memoryTotal = total;
+          }
+        }
         case KernelRecord k -> {
           kernels++;
           streams.add(((long) k.device() << 32) | (k.stream() & 0xffffffffL));
@@ -150,6 +162,11 @@ public final class Analysis {
     f.put("launches", launches);
     f.put("syncs", syncs);
     f.put("gemms", gemms);
+    if (!Double.isNaN(memoryUsed) && !Double.isNaN(memoryTotal)) {
+      // the device's memory at its fullest in the state samples (every process's use, as NVML counts it)
+      f.put("memoryUsedPeakBytes", memoryUsed);
+      f.put("memoryTotalBytes", memoryTotal);
+    }
     return f;
   }
 

@@ -17,7 +17,8 @@ import java.util.Map;
  * <p>The fingerprint: size and rate (kernels, launches per second, mean kernel time), where the span goes (kernel,
  * copy and idle shares), the kernel mix (the share of kernel time in the largest kernel and the three largest, and in
  * kernels bound by compute, memory bandwidth, memory latency, or of unknown bound where no work is declared),
- * concurrency (streams, predicted-concurrent pairs) and how far the kernels run from their roofline.
+ * concurrency (streams, predicted-concurrent pairs), how far the kernels run from their roofline, and the device
+ * memory in use at its peak and the headroom left (from the state samples, where they report memory).
  *
  * <p>The floor: most levers change how the job runs, not its kernels' code, so the job cannot go faster than its
  * kernels each at their fastest observed execution, back to back ({@code kernelFloorNs}). A lever that replaces
@@ -109,6 +110,12 @@ public record Qualification(Map<String, Double> fingerprint, double floorHeadroo
     f.put("unknown_bound_kernel_time_pct", 100 * byBound.getOrDefault(Graph.Bound.UNKNOWN, 0.0) / kernelTime);
     f.put("memory_bound_kernels_pct", kernels == 0 ? 0 : 100.0 * memoryBound / kernels);
     f.put("kernels_vs_roofline_x", roofline > 0 ? modelKernelNs / roofline : Double.NaN);
+    double used = a.facts().getOrDefault("memoryUsedPeakBytes", Double.NaN);
+    double total = a.facts().getOrDefault("memoryTotalBytes", Double.NaN);
+    if (used >= 0 && total > 0) {
+      f.put("memory_used_peak_pct", 100 * used / total);
+      f.put("memory_headroom_pct", 100 * Math.max(0, total - used) / total);
+    }
     f.put("streams", a.facts().getOrDefault("streams", 0.0));
     f.put("concurrent_pairs", (double) a.concurrentPairs());
     double kernelFloorHeadroom = floor <= 0 ? 0 : span / floor - 1;

@@ -94,6 +94,7 @@ class QualificationTest {
       Kernel stream = d.load(MODULE).kernel("stream_copy");
       Kernel compute = d.load(MODULE).kernel("fma_loop");
       Stream s = d.createStream(0);
+      rs.add(d.sampler().sample());
       for (int i = 0; i < 40; i++) {
         d.launch(stream, BIG, s, 256L << 20);
         d.launch(compute, BIG, s, 2e12);
@@ -122,6 +123,11 @@ class QualificationTest {
     assertThat(q.predictedHeadroom()).as("the levers' priors alone would have promised it").isGreaterThan(0.15);
     assertThat(q.diagnosis()).contains("is not reachable").contains("of their fastest executions")
         .contains("its roofline bound").contains("without changing the kernels");
+    assertThat(q.fingerprint().get("memory_headroom_pct")).as("from the state sample").isGreaterThan(0)
+        .isLessThanOrEqualTo(100);
+    assertThat(q.fingerprint().get("memory_used_peak_pct") + q.fingerprint().get("memory_headroom_pct"))
+        .isCloseTo(100, within(1e-9));
+    assertThat(gemmBound().facts()).as("no state samples, no memory figures").doesNotContainKey("memoryTotalBytes");
   }
 
   @Test
