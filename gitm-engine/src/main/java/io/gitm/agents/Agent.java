@@ -688,21 +688,22 @@ public final class Agent {
       if (blocked(levers)) {
         return null;
       }
-      String inapplicable = inapplicable(levers);
-      if (inapplicable != null) {
-        // the anchor moved since this trial was planned (preallocation ends the pool's threshold, graph capture the
-        // overlap on a second stream): no trial, and no ban
-        if (levers.size() == 1 && trials.stream().noneMatch(t -> t.levers().contains(levers.getFirst().id()))) {
-          notTried.putIfAbsent(levers.getFirst().id(), inapplicable);
-        }
-        return null;
-      }
       List<String> ids = ids(levers);
       List<String> anchorIds = ids(kept);
       Setup candidate = anchor;
       String refused = null;
       for (Candidate c : levers) {
         try {
+          Lever.Applicability a = c.lever().check(context.withSetup(candidate));
+          if (a != null && !a.applies()) {
+            // the anchor moved since this trial was planned (preallocation ends the pool's threshold, graph capture
+            // the overlap on a second stream): no trial, and no ban
+            if (levers.size() == 1 && trials.stream().noneMatch(t -> t.levers().contains(c.id()))) {
+              notTried.putIfAbsent(c.id(), "it does not apply on top of " + (kept.isEmpty() ? "the shipped setup"
+                  : String.join(" + ", anchorIds)) + ": " + a.reason());
+            }
+            return null;
+          }
           Setup next = c.lever().apply(candidate, context.withSetup(candidate));
           if (next == null) {
             refused = "lever " + c.id() + " made no setup";
@@ -1028,29 +1029,6 @@ public final class Agent {
         shortLeft = (deadline - now) / 1e9;
       }
       return fits;
-    }
-
-    /** Why {@code levers}, applied in order on the anchor, do not all apply; null when they do. */
-    private String inapplicable(List<Candidate> levers) {
-      Setup probe = anchor;
-      for (Candidate c : levers) {
-        Lever.Applicability a;
-        try {
-          a = c.lever().check(context.withSetup(probe));
-          if (a != null && !a.applies()) {
-            return "it does not apply on top of " + (kept.isEmpty() ? "the shipped setup"
-                : String.join(" + ", ids(kept))) + ": " + a.reason();
-          }
-          Setup next = c.lever().apply(probe, context.withSetup(probe));
-          if (next == null) {
-            return null;
-          }
-          probe = next;
-        } catch (RuntimeException e) {
-          return null; // the trial itself reports a lever that cannot be applied
-        }
-      }
-      return null;
     }
 
     private String whyNot(Lever lever) {

@@ -28,6 +28,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Phases 2 to 4 of a run, after the profile: attribute (the analysis of the profile's trace), rank (the applicable
@@ -179,11 +180,14 @@ public final class Optimizer {
     for (Lever l : levers) {
       l.expectationBasis(context).ifPresent(e -> expectations.put(l.id(), e));
     }
+    // the counterfactual replay of the trace, prepared once on first use: by the ranking, then by the agent's trials
+    Supplier<Optional<Counterfactual>> replay = once(() -> replaySpec == null ? Optional.<Counterfactual>empty()
+        : Counterfactual.of(trace, replaySpec));
     Ranking ranking = earlierRanking != null && byId.keySet().equals(rankedIds(earlierRanking)) ? earlierRanking : null;
     boolean rankingReused = ranking != null;
     boolean replayed;
     if (ranking == null) {
-      ranking = rank(levers, trace, replaySpec, analysis.hypotheses(), context, wall, startNanos,
+      ranking = rank(levers, replay, analysis.hypotheses(), context, wall, startNanos,
           plan.deadline(Phase.RANK));
       replayed = replaySpec != null && !ranking.predictions().isEmpty();
       events.ranked(ranking);
@@ -216,7 +220,7 @@ public final class Optimizer {
     events.phaseStarted(Phase.APPLY, applyEnd.minus(since(wall, startNanos)));
     Agent.Options ao = Agent.Options.defaults().withGate(options.gate()).withTarget(options.target())
         .withOutputTolerance(outputTolerance).withExpectedTrial(options.expectedTrial());
-    Agent agent = new Agent(wall, ao, onTop(replayed ? replaySpec : null, trace, candidates));
+    Agent agent = new Agent(wall, ao, replayed ? onTop(replay, candidates) : null);
     Announcing announcing = new Announcing(job, shipped, candidates, context, events, completed);
     Agent.Result result = agent.optimize(announcing, shipped, candidates, context, startNanos + applyEnd.toNanos(),
         done -> {
@@ -231,29 +235,32 @@ public final class Optimizer {
   }
 
   /**
-   * Predictions of a lever on top of the kept levers, by counterfactual replay of the trace with their changes (the
-   * replay is prepared at the first question); null without a replay model. Only levers ranked by replay are asked.
+   * Predictions of a lever on top of the kept levers, by counterfactual replay of the trace with their changes. Only
+   * levers ranked by replay are asked.
    */
-  static Agent.Predictor onTop(SimSpec replaySpec, List<TraceRecord> trace, List<Candidate> candidates) {
-    if (replaySpec == null || trace.isEmpty()) {
-      return null;
-    }
+  static Agent.Predictor onTop(Supplier<Optional<Counterfactual>> replay, List<Candidate> candidates) {
     java.util.Set<String> modelled = new java.util.HashSet<>();
     candidates.stream().filter(c -> c.basis().equals("replay")).forEach(c -> modelled.add(c.id()));
-    Optional<Counterfactual>[] cf = new Optional[1];
     return (lever, kept) -> {
-      if (!modelled.contains(lever.id())) {
-        return java.util.OptionalDouble.empty();
-      }
-      if (cf[0] == null) {
-        cf[0] = Counterfactual.of(trace, replaySpec);
-      }
-      if (cf[0].isEmpty()) {
-        return java.util.OptionalDouble.empty();
-      }
-      Counterfactual.Prediction p = cf[0].get().predictOnTop(lever, kept);
-      return p.modelled() ? java.util.OptionalDouble.of(Math.max(0.05, 1 + p.gain()))
+      Optional<Counterfactual> cf = modelled.contains(lever.id()) ? replay.get() : Optional.empty();
+      Counterfactual.Prediction p = cf.map(c -> c.predictOnTop(lever, kept)).orElse(null);
+      return p != null && p.modelled() ? java.util.OptionalDouble.of(Math.max(0.05, 1 + p.gain()))
           : java.util.OptionalDouble.empty();
+    };
+  }
+
+  /** {@code s}'s value, computed on the first call only. */
+  static <T> Supplier<T> once(Supplier<T> s) {
+    return new Supplier<>() {
+      private T value;
+
+      @Override
+      public synchronized T get() {
+        if (value == null) {
+          value = s.get();
+        }
+        return value;
+      }
     };
   }
 
@@ -261,14 +268,15 @@ public final class Optimizer {
    * Ranks {@code levers}: by counterfactual replay of the trace while the rank deadline allows, else by prior; best
    * first (a stable sort: ties keep the levers' order).
    */
-  static Ranking rank(List<Lever> levers, List<TraceRecord> trace, SimSpec replaySpec, List<Hypothesis> hypotheses,
+  static Ranking rank(List<Lever> levers, Supplier<Optional<Counterfactual>> replay, List<Hypothesis> hypotheses,
       LeverContext context, Ticker wall, long startNanos, Duration rankDeadline) {
-    Optional<Counterfactual> cf = replaySpec == null ? Optional.empty() : Counterfactual.of(trace, replaySpec);
     Map<String, Counterfactual.Prediction> predictions = new java.util.LinkedHashMap<>();
     List<Ranked> ranked = new ArrayList<>();
     for (Lever l : levers) {
       Counterfactual.Prediction p = null;
-      if (cf.isPresent() && since(wall, startNanos).compareTo(rankDeadline) < 0) {
+      Optional<Counterfactual> cf = since(wall, startNanos).compareTo(rankDeadline) < 0 ? replay.get()
+          : Optional.empty();
+      if (cf.isPresent()) {
         p = cf.get().predict(l);
         predictions.put(l.id(), p);
       }
@@ -280,7 +288,8 @@ public final class Optimizer {
       }
     }
     ranked.sort(Comparator.comparingDouble(Ranked::predictedGain).reversed());
-    return new Ranking(ranked, predictions, cf.map(Counterfactual::modelError).orElse(Double.NaN));
+    return new Ranking(ranked, predictions, predictions.isEmpty() ? Double.NaN
+        : replay.get().map(Counterfactual::modelError).orElse(Double.NaN));
   }
 
   private static java.util.Set<String> rankedIds(Ranking r) {
