@@ -46,8 +46,12 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code journal.jsonl} so that a run can be resumed.
  */
 public final class RunLoop {
-  /** State sampling period on a real device (10 Hz), in host time. */
-  public static final long SAMPLE_PERIOD_NS = 100_000_000L;
+  /**
+   * State sampling period on a real device (100 Hz), in host time: the Granger matrix bins telemetry per sample interval
+   * and needs at least 14 of them, so a profile of a fraction of a second still gets a testable series; one NVML sample
+   * costs 18–47 µs on the H200 (docs/nvidia-backend.md), under 0.5% of a core at this rate.
+   */
+  public static final long SAMPLE_PERIOD_NS = 10_000_000L;
   /** State sampling period on the simulated device, in simulated time: its runs cover far less device time. */
   public static final long SIM_SAMPLE_PERIOD_NS = 1_000_000L;
 
