@@ -1,6 +1,9 @@
 package io.gitm.trace;
 
-/** A field of a device state sample, with its unit. Each is one NVML (or ROCm SMI) reading. */
+/**
+ * A field of a device state sample, with its unit. Each is one NVML (or ROCm SMI) reading. Fields are written to
+ * trace files by ordinal: a new field is appended, never inserted, so that files written before it still read.
+ */
 public enum StateField {
   GPU_UTILIZATION("%"),
   MEMORY_UTILIZATION("%"),
@@ -24,7 +27,18 @@ public enum StateField {
   ECC_AGGREGATE_CORRECTED("count"),
   ECC_AGGREGATE_UNCORRECTED("count"),
   RETIRED_PAGES("count"),
-  REMAPPED_ROWS("count");
+  REMAPPED_ROWS("count"),
+  /**
+   * Compute processes on the device that are not the traced job's (a neighbour sharing it); 0 when the job is alone.
+   * NaN when the device's process list could not be read.
+   */
+  OTHER_PROCESSES("count"),
+  /**
+   * The SM utilization of those other processes, summed: each one's mean over NVML's per-process samples since the
+   * last read (a process with no sample was idle, 0). 0 with no other process; NaN when NVML keeps no per-process
+   * samples or the list could not be read.
+   */
+  OTHER_SM_UTILIZATION("%");
 
   private final String unit;
 

@@ -1248,7 +1248,8 @@ public final class SimDevice implements Device {
       return EnumSet.of(StateField.GPU_UTILIZATION, StateField.MEMORY_UTILIZATION, StateField.MEMORY_USED,
           StateField.MEMORY_FREE, StateField.MEMORY_TOTAL, StateField.POWER, StateField.POWER_LIMIT,
           StateField.SM_CLOCK, StateField.GRAPHICS_CLOCK, StateField.TEMPERATURE, StateField.CLOCK_EVENT_REASONS,
-          StateField.PCIE_TX, StateField.PCIE_RX, StateField.RETIRED_PAGES);
+          StateField.PCIE_TX, StateField.PCIE_RX, StateField.RETIRED_PAGES, StateField.OTHER_PROCESSES,
+          StateField.OTHER_SM_UTILIZATION);
     }
 
     @Override
@@ -1282,6 +1283,11 @@ public final class SimDevice implements Device {
     m.put(StateField.PCIE_RX, Math.rint(activity.rxRate(from, host)));
     InjectedFault ecc = fault("ecc-retirement");
     m.put(StateField.RETIRED_PAGES, ecc == null ? 0.0 : ecc.param("pages"));
+    // the noisy neighbour is the one other tenant: present while its fault is active, using the SMs it holds
+    int sms = spec.hardware().multiprocessors();
+    int held = sms - smsAvailable();
+    m.put(StateField.OTHER_PROCESSES, fault("noisy-neighbour") != null ? 1.0 : 0.0);
+    m.put(StateField.OTHER_SM_UTILIZATION, Math.rint(100.0 * held / sms));
     return StateSample.of(DEVICE, host, m);
   }
 

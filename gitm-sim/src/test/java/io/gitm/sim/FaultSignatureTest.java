@@ -255,6 +255,30 @@ class FaultSignatureTest {
   }
 
   @Test
+  void aNoisyNeighbourMidRunShowsInTheSamplesOnlyWhileItIsThere() {
+    Run r = computeLoad("noisy-neighbour@1s:sms=33:duration=1s", 3);
+    List<StateSample> before = r.samplesBetween(0, S);
+    List<StateSample> during = r.samplesBetween(S, 2 * S);
+    List<StateSample> after = r.samplesBetween(2 * S, 3 * S);
+    assertThat(before).isNotEmpty();
+    assertThat(during).isNotEmpty();
+    assertThat(after).isNotEmpty();
+    for (StateSample s : before) {
+      assertThat(s.get(StateField.OTHER_PROCESSES)).as("before the onset at %d", s.timeNs()).isZero();
+      assertThat(s.get(StateField.OTHER_SM_UTILIZATION)).isZero();
+    }
+    for (StateSample s : during) {
+      assertThat(s.get(StateField.OTHER_PROCESSES)).as("neighbour active at %d", s.timeNs()).isEqualTo(1);
+      // 33 of the H200's 132 multiprocessors
+      assertThat(s.get(StateField.OTHER_SM_UTILIZATION)).isEqualTo(25);
+    }
+    for (StateSample s : after) {
+      assertThat(s.get(StateField.OTHER_PROCESSES)).as("after the neighbour left, at %d", s.timeNs()).isZero();
+      assertThat(s.get(StateField.OTHER_SM_UTILIZATION)).isZero();
+    }
+  }
+
+  @Test
   void eccRetirementSlowsBandwidthBoundKernelsAndReportsRetiredPages() {
     long plain = oneKernel("", "stream_copy", 1L << 30);
     long ecc = oneKernel("ecc-retirement:factor=0.8:pages=24", "stream_copy", 1L << 30);

@@ -59,7 +59,11 @@ record StateMetric(StateField field, String name, Family.Type type, double scale
       new StateMetric(StateField.RETIRED_PAGES, "gitm_dev_retired_pages", Family.Type.GAUGE, 1, "1",
           "Pages retired for ECC errors (single- and double-bit together)."),
       new StateMetric(StateField.REMAPPED_ROWS, "gitm_dev_remapped_rows", Family.Type.GAUGE, 1, "1",
-          "Rows remapped for ECC errors (correctable and uncorrectable together)."));
+          "Rows remapped for ECC errors (correctable and uncorrectable together)."),
+      new StateMetric(StateField.OTHER_PROCESSES, "gitm_dev_other_processes", Family.Type.GAUGE, 1, "1",
+          "Compute processes on the device that are not the job's (a neighbour sharing it)."),
+      new StateMetric(StateField.OTHER_SM_UTILIZATION, "gitm_dev_other_sm_util", Family.Type.GAUGE, 1, "%",
+          "SM utilization of the device's other compute processes, summed (in %)."));
 
   static {
     for (int i = 0; i < ALL.size(); i++) {
