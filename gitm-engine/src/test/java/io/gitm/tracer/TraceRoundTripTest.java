@@ -243,6 +243,41 @@ class TraceRoundTripTest {
     }
   }
 
+  /**
+   * The committed traces written before state samples had the other-process fields (the golden files, the H200
+   * CUPTI, declared-work and torch-injection traces) still read whole: their samples have neither field; a sample
+   * with the two fields round-trips them at their ordinals (22 and 23, after the earlier 22 fields).
+   */
+  @Test
+  void tracesWrittenBeforeTheOtherProcessFieldsStillRead() throws Exception {
+    int samples = 0;
+    for (String name : List.of("golden-v1.gtrace", "golden-v2.gtrace", "real/hft-lob-h200-cupti.gtrace",
+        "real/hft-lob-h200-declared.gtrace", "real/torch-injection-h200.gtrace")) {
+      Path copy = dir.resolve(name.replace('/', '-'));
+      try (var in = TraceRoundTripTest.class.getResourceAsStream("/tracer/" + name)) {
+        assertThat(in).as("test resource tracer/" + name).isNotNull();
+        Files.write(copy, in.readAllBytes());
+      }
+      List<TraceRecord> back = Samples.readAll(copy);
+      assertThat(back).as(name).isNotEmpty();
+      for (TraceRecord r : back) {
+        if (r instanceof StateSample x) {
+          samples++;
+          assertThat(x.has(StateField.OTHER_PROCESSES) || x.has(StateField.OTHER_SM_UTILIZATION))
+              .as(name + " at " + x.timeNs()).isFalse();
+        }
+      }
+    }
+    assertThat(samples).as("state samples in the old traces").isPositive();
+    assertThat(StateField.OTHER_PROCESSES.ordinal()).isEqualTo(22);
+    assertThat(StateField.OTHER_SM_UTILIZATION.ordinal()).isEqualTo(23);
+    Path f = dir.resolve("neighbour.gtrace");
+    StateSample s = StateSample.of(0, 5, Map.of(StateField.SM_CLOCK, 1980.0, StateField.OTHER_PROCESSES, 2.0,
+        StateField.OTHER_SM_UTILIZATION, 37.0));
+    Samples.write(f, Samples.META, List.of(s));
+    assertThat(Samples.readAll(f)).containsExactly(s);
+  }
+
   /** A version-1 file (written before work and traffic records existed) still reads back whole. */
   @Test
   void aVersion1FileStillReads() throws Exception {

@@ -8,11 +8,14 @@ import io.gitm.trace.ApiCallRecord;
 import io.gitm.trace.ApiKind;
 import io.gitm.trace.CopyRecord;
 import io.gitm.trace.MemoryKind;
+import io.gitm.trace.StateField;
+import io.gitm.trace.StateSample;
 import io.gitm.trace.TraceRecord;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,17 +35,24 @@ import java.util.SplittableRandom;
  *       allocation or staged copy holds the host, so the kernel starts late; its own duration is not what they change.
  *   <li><b>overlapping a copy</b> (a copy record's interval overlaps the kernel's), <b>running at a throttled clock</b>
  *       (a clock-event reason that lowers the clock set, and the clock below its boost, in the state sample interval
- *       the kernel starts in) and <b>first launch of its kernel name</b>: the kernel's residual, {@code ln(duration /
- *       upper bound)} from the monitor's residuals ({@code duration = upper + residual}; kernels without an upper bound
- *       are left out). The effect reads as a factor on the kernel's duration.
- *   <li><b>sharing the device with a neighbour</b>: the trace schema holds no other-process records or NVML process
- *       samples, so it is reported as not estimable.
+ *       the kernel starts in), <b>first launch of its kernel name</b> and <b>sharing the device with a neighbour</b>
+ *       (the state sample interval of the kernel's device that the kernel starts in begins with a sample whose
+ *       {@link StateField#OTHER_PROCESSES} is above 0: another process had a compute context on the device): the
+ *       kernel's residual, {@code ln(duration / upper bound)} from the monitor's residuals ({@code duration = upper +
+ *       residual}; kernels without an upper bound are left out). The effect reads as a factor on the kernel's
+ *       duration. A kernel outside the sampled span (before the first or after the last sample) counts as without
+ *       the condition, as an unknown clock does.
  * </ul>
+ *
+ * <p>The neighbour condition needs the other-process fields in the state samples; the evidence says which case a
+ * trace is: no sample holds them (a trace written before they were sampled, a Kineto import, a device whose process
+ * list could not be read), no neighbour in any sample, or kernels with and without one (then the estimate, with the
+ * samples that saw a neighbour).
  *
  * <p>Covariates: the previous kernel's duration, the kernel's grid size and its place in the trace (they drive both
  * whether a batch boundary, where allocations and copies happen, comes before a kernel and how long it and the gap
  * are); for the residual outcomes also the other residual conditions, so that a first launch at a throttled clock is
- * not credited to the launch. Each estimate is added as evidence to the hypotheses of the causes it belongs to, when
+ * not credited to the launch (the neighbour condition among them only when the trace holds the process fields). Each estimate is added as evidence to the hypotheses of the causes it belongs to, when
  * their detectors found one (allocation → allocator stall; pageable copy → pageable copies; copy overlap →
  * memory-bound below roofline and contention, as an alternative explanation; throttled clock → the clock causes;
  * neighbour → contention). A first-launch effect that is significant after the adjustment and slows the kernel is the
@@ -93,8 +103,10 @@ final class Conditions {
    * @param adjusted its Benjamini–Hochberg adjusted p-value over the conditions estimated (NaN when untestable)
    * @param sampledFrom the number of kernels the rows were sampled from when there were more than {@link #MAX_ROWS};
    *     0 when every kernel is a row
+   * @param note what the evidence adds about the condition's data (the neighbour: the samples that saw one), or ""
    */
-  record Estimate(Condition condition, Aipw.Effect effect, String reason, double adjusted, int sampledFrom) {
+  record Estimate(Condition condition, Aipw.Effect effect, String reason, double adjusted, int sampledFrom,
+      String note) {
     boolean significant() {
       return effect != null && effect.testable() && adjusted <= Attribution.ALPHA;
     }
@@ -161,6 +173,15 @@ final class Conditions {
         copies.add(new long[] {c.startNs(), c.endNs()});
       }
     }
+    Map<Integer, Tenants> tenants = Tenants.of(in.trace());
+    int processSamples = 0;
+    int neighbourSamples = 0;
+    for (Tenants t : tenants.values()) {
+      processSamples += t.others().length;
+      for (double o : t.others()) {
+        neighbourSamples += o > 0 ? 1 : 0;
+      }
+    }
     allocs.sort(Comparator.comparingLong(ApiCallRecord::startNs));
     pageable.sort(Comparator.comparingLong(CopyRecord::startNs));
     copies.sort(Comparator.comparingLong(c -> c[0]));
@@ -202,6 +223,8 @@ final class Conditions {
           || (ci < copies.size() && copies.get(ci)[0] < g.endNs());
       treated[Condition.THROTTLED.ordinal()][k] = clock.slowAt(g.startNs());
       treated[Condition.FIRST_LAUNCH.ordinal()][k] = seen.add(g.name());
+      Tenants tn = tenants.get(g.device());
+      treated[Condition.NEIGHBOUR.ordinal()][k] = tn != null && tn.sharedAt(g.startNs());
       // log scale: gaps run from a microsecond to milliseconds, and a few long ones would steer a linear model
       gap[k] = Math.log1p(Math.max(0, g.startNs() - from) / 1e3);
       double r = g.index() < residualNs.length ? residualNs[g.index()] : Double.NaN;
@@ -249,15 +272,31 @@ final class Conditions {
     String[] reasons = new String[all.length];
     boolean gapTwins = Arrays.equals(treated[Condition.AFTER_ALLOC.ordinal()],
         treated[Condition.AFTER_PAGEABLE.ordinal()]);
-    List<Condition> residualConditions = List.of(Condition.OVERLAPS_COPY, Condition.THROTTLED,
-        Condition.FIRST_LAUNCH);
+    // the neighbour is a covariate of the other residual conditions only where the trace can say (an all-false column
+    // of a trace without the process fields would add nothing)
+    List<Condition> residualConditions = processSamples > 0
+        ? List.of(Condition.OVERLAPS_COPY, Condition.THROTTLED, Condition.FIRST_LAUNCH, Condition.NEIGHBOUR)
+        : List.of(Condition.OVERLAPS_COPY, Condition.THROTTLED, Condition.FIRST_LAUNCH);
+    String[] notes = new String[all.length];
+    Arrays.fill(notes, "");
     for (Condition c : all) {
       if (c != Condition.FIRST_LAUNCH && c.causes.stream().noneMatch(found::contains)) {
         continue;
       }
       if (c == Condition.NEIGHBOUR) {
-        reasons[c.ordinal()] = "the trace holds no other-process records or NVML process samples";
-        continue;
+        if (processSamples == 0) {
+          reasons[c.ordinal()] = "no state sample of the trace holds the other-process fields (OTHER_PROCESSES): a"
+              + " trace written before they were sampled, a Kineto import, or a device whose process list could not"
+              + " be read";
+          continue;
+        }
+        if (neighbourSamples == 0) {
+          reasons[c.ordinal()] = String.format(Locale.ROOT, "no neighbour seen: all %d state samples with the"
+              + " other-process fields show the job alone on its device", processSamples);
+          continue;
+        }
+        notes[c.ordinal()] = String.format(Locale.ROOT, "a neighbour in %d of %d state samples with the other-process"
+            + " fields", neighbourSamples, processSamples);
       }
       int arm = 0;
       int rows = 0;
@@ -331,7 +370,8 @@ final class Conditions {
     List<Estimate> out = new ArrayList<>();
     for (Condition c : all) {
       if (effects[c.ordinal()] != null || reasons[c.ordinal()] != null) {
-        out.add(new Estimate(c, effects[c.ordinal()], reasons[c.ordinal()], adj.adjusted(c.ordinal()), sampledFrom));
+        out.add(new Estimate(c, effects[c.ordinal()], reasons[c.ordinal()], adj.adjusted(c.ordinal()), sampledFrom,
+            notes[c.ordinal()]));
       }
     }
     return out;
@@ -379,12 +419,16 @@ final class Conditions {
     Map<String, Object> data = new LinkedHashMap<>();
     data.put("condition", c.label);
     data.put("outcome", c.residual ? "residual" : "gap");
+    String note = e.note().isEmpty() ? "" : "; " + e.note();
+    if (!e.note().isEmpty()) {
+      data.put("note", e.note());
+    }
     if (e.effect() == null || !e.effect().testable()) {
       String why = e.effect() == null ? e.reason() : e.effect().reason();
       data.put("testable", false);
       data.put("reason", why);
       return new Evidence("aipw", "the effect of a kernel being " + c.label + " on " + outcome
-          + " could not be estimated: " + why, data);
+          + " could not be estimated: " + why + note, data);
     }
     Aipw.Effect a = e.effect();
     data.put("testable", true);
@@ -404,9 +448,44 @@ final class Conditions {
         : "wait %.2f× as long for the device (1 + gap in µs";
     return new Evidence("aipw", String.format(Locale.ROOT, "kernels %s " + what + "; 95%% CI %.2f× to %.2f×, p=%.2g,"
         + " BH-adjusted %.2g over %d conditions: %s; doubly robust, %d-fold cross-fitted, %d of %d kernels treated%s;"
-        + " unadjusted %.2f×)", c.label, Math.exp(a.ate()), Math.exp(a.ciLow()), Math.exp(a.ciHigh()), a.pValue(),
-        e.adjusted(), conditions, e.significant() ? "significant" : "not significant", Aipw.DEFAULT_FOLDS,
+        + " unadjusted %.2f×)%s", c.label, Math.exp(a.ate()), Math.exp(a.ciLow()), Math.exp(a.ciHigh()),
+        a.pValue(), e.adjusted(), conditions, e.significant() ? "significant" : "not significant", Aipw.DEFAULT_FOLDS,
         a.nTreated(), a.n(), e.sampledFrom() > 0 ? " (a seeded sample of the trace's " + e.sampledFrom() + ")" : "",
-        Math.exp(a.naiveDifference())), data);
+        Math.exp(a.naiveDifference()), note), data);
+  }
+
+  /**
+   * One device's other tenants over time: the times of its state samples that hold {@link StateField#OTHER_PROCESSES}
+   * (in order) and that count. Interval i runs from sample i to sample i + 1.
+   */
+  record Tenants(long[] time, double[] others) {
+    /** Per device, from the trace's state samples with the field; a device without such a sample has none. */
+    static Map<Integer, Tenants> of(List<? extends TraceRecord> trace) {
+      Map<Integer, List<StateSample>> by = new HashMap<>();
+      for (TraceRecord r : trace) {
+        if (r instanceof StateSample s && Double.isFinite(s.get(StateField.OTHER_PROCESSES))) {
+          by.computeIfAbsent(s.device(), d -> new ArrayList<>()).add(s);
+        }
+      }
+      Map<Integer, Tenants> out = new HashMap<>();
+      by.forEach((d, xs) -> {
+        xs.sort(Comparator.comparingLong(StateSample::timeNs));
+        long[] t = new long[xs.size()];
+        double[] o = new double[xs.size()];
+        for (int i = 0; i < t.length; i++) {
+          t[i] = xs.get(i).timeNs();
+          o[i] = xs.get(i).get(StateField.OTHER_PROCESSES);
+        }
+        out.put(d, new Tenants(t, o));
+      });
+      return out;
+    }
+
+    /** Whether the sample interval holding {@code t} began with another process on the device; outside, not. */
+    boolean sharedAt(long t) {
+      int i = Arrays.binarySearch(time, t);
+      i = i >= 0 ? i : -i - 2;
+      return i >= 0 && i + 1 < time.length && others[i] > 0;
+    }
   }
 }

@@ -96,7 +96,7 @@ class ConditionsTest {
     Hypothesis h = Analysis.analyze(META, t, HW).hypotheses().stream().filter(x -> x.cause() == Cause.CONTENTION)
         .findFirst().orElseThrow();
     assertThat(aipw(h, Conditions.Condition.NEIGHBOUR.label)).hasValueSatisfying(e -> assertThat(e.summary())
-        .contains("could not be estimated: the trace holds no other-process records or NVML process samples"));
+        .contains("could not be estimated: no state sample of the trace holds the other-process fields"));
     // no copy in the trace: the copy-overlap condition has no treated kernel, and says so
     assertThat(aipw(h, Conditions.Condition.OVERLAPS_COPY.label)).hasValueSatisfying(e -> assertThat(e.summary())
         .contains("0 of 300 kernels with an upper bound have the condition"));
