@@ -2,7 +2,9 @@
  * 32 bits), NVLink and retired pages not supported. For the sampler's tests it also counts the calls to each
  * function (fakeNvmlCalls) and the requests for each field id (fakeNvmlFieldRequests), and adds a settable offset
  * to the slowly changing readings (fakeNvmlSetSlowOffset: ECC counters, remapped rows, power limit in W); field
- * values are stamped with the time of day, or with the microseconds fakeNvmlSetTimestamp set (0: time of day). */
+ * values are stamped with the time of day, or with the microseconds fakeNvmlSetTimestamp set (0: time of day).
+ * The compute processes are this process alone (256 MiB, SM 33 %) until fakeNvmlSetProcesses lists others (pid 0
+ * stands for this process); fakeNvmlSetProcessCodes makes the process list or the utilization call return a code. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,9 +35,22 @@ unsigned long long fakeNvmlCalls(const char *function) {
 }
 /* How often nvmlDeviceGetFieldValues was asked for field `id` since the last reset. */
 unsigned long long fakeNvmlFieldRequests(unsigned id) { return id < 256 ? field_requests[id] : ~0ULL; }
+#define MAX_PROCS 8
+static unsigned proc_n = 1, proc_pid[MAX_PROCS], proc_sm[MAX_PROCS] = {33};
+static int list_rc, util_rc;
+static unsigned long long util_ts;
 void fakeNvmlReset(void) {
   memset(calls, 0, sizeof calls); memset(field_requests, 0, sizeof field_requests); slow_offset = 0; fixed_ts = 0;
+  proc_n = 1; proc_pid[0] = 0; proc_sm[0] = 33; list_rc = util_rc = 0;
 }
+/* The compute processes from now on: n pids (0: this process) with their SM utilization in %. */
+void fakeNvmlSetProcesses(unsigned n, const unsigned *pids, const unsigned *sm) {
+  proc_n = n < MAX_PROCS ? n : MAX_PROCS;
+  for (unsigned i = 0; i < proc_n; i++) { proc_pid[i] = pids[i]; proc_sm[i] = sm[i]; }
+}
+/* The codes nvmlDeviceGetComputeRunningProcesses_v3 and nvmlDeviceGetProcessUtilization return (0: they work). */
+void fakeNvmlSetProcessCodes(int list, int util) { list_rc = list; util_rc = util; }
+static unsigned pid_of(unsigned i) { return proc_pid[i] ? proc_pid[i] : (unsigned)getpid(); }
 void fakeNvmlSetTimestamp(long long micros) { fixed_ts = micros; }
 void fakeNvmlSetSlowOffset(unsigned long long offset) { slow_offset = offset; }
 
@@ -77,13 +92,22 @@ int nvmlDeviceGetRetiredPages(void *d, int cause, unsigned *n, unsigned long lon
 int nvmlDeviceGetRemappedRows(void *d, unsigned *c, unsigned *u, unsigned *p, unsigned *f) { CALLED(nvmlDeviceGetRemappedRows); *c = 2 + (unsigned)slow_offset; *u = 1; *p = 0; *f = 0; return 0; }
 typedef struct { unsigned pid; unsigned long long used; unsigned gi, ci; } pi_t;
 int nvmlDeviceGetComputeRunningProcesses_v3(void *d, unsigned *n, pi_t *p) { CALLED(nvmlDeviceGetComputeRunningProcesses_v3);
-  if (*n < 1) { *n = 1; return 7; }
-  *n = 1; p[0].pid = (unsigned)getpid(); p[0].used = 256ULL << 20; p[0].gi = p[0].ci = 0xFFFFFFFFu;
+  if (list_rc) return list_rc;
+  if (*n < proc_n) { *n = proc_n; return proc_n ? 7 : 0; }
+  *n = proc_n;
+  for (unsigned i = 0; i < proc_n; i++) { p[i].pid = pid_of(i); p[i].used = 256ULL << 20; p[i].gi = p[i].ci = 0xFFFFFFFFu; }
   return 0;
 }
 typedef struct { unsigned pid; unsigned long long ts; unsigned sm, mem, enc, dec; } pu_t;
+/* One sample per process, stamped one later than the last call's (so a caller's last-seen time always passes it). */
 int nvmlDeviceGetProcessUtilization(void *d, pu_t *s, unsigned *n, unsigned long long last) { CALLED(nvmlDeviceGetProcessUtilization);
-  if (!s) { *n = 1; return 7; }
-  *n = 1; s[0].pid = (unsigned)getpid(); s[0].ts = 12345; s[0].sm = 33; s[0].mem = 5; s[0].enc = s[0].dec = 0;
+  if (util_rc) return util_rc;
+  if (proc_n == 0) { *n = 0; return 6; }
+  if (!s || *n < proc_n) { *n = proc_n; return 7; }
+  util_ts = (last > util_ts ? last : util_ts) + 1;
+  *n = proc_n;
+  for (unsigned i = 0; i < proc_n; i++) {
+    s[i].pid = pid_of(i); s[i].ts = util_ts; s[i].sm = proc_sm[i]; s[i].mem = 5; s[i].enc = s[i].dec = 0;
+  }
   return 0;
 }

@@ -20,6 +20,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * Reads one device's state through NVML. Fields are read in tiers, by how fast they change:
@@ -27,10 +28,14 @@ import java.util.Set;
  *   <li><b>every sample</b>: GPU and memory utilization, memory used/free/total (one {@code nvmlDeviceGetMemoryInfo}
  *       call; the total comes in the same struct), power, SM/memory/graphics clocks, temperature, clock-event
  *       reasons: 8 NVML calls;</li>
- *   <li><b>counters</b>, read at most every {@link Intervals#counters()} (default: every sample): PCIe and NVLink
+ *   <li><b>counters</b>, read at most every {@link Intervals#counters()} (default: every second): PCIe and NVLink
  *       throughput, all field ids in one {@code nvmlDeviceGetFieldValues} call. They are rates of NVML's cumulative
  *       byte counters between two reads, differenced with wrap-around ({@link CounterRate}); the first read has them
- *       as NaN;</li>
+ *       as NaN. On the same cadence, the device's other tenants: {@link StateField#OTHER_PROCESSES}, the compute
+ *       processes ({@code nvmlDeviceGetComputeRunningProcesses}) whose pid is not one of the job's
+ *       ({@link #jobProcesses}; by default this JVM's), and {@link StateField#OTHER_SM_UTILIZATION}, their SM
+ *       utilization summed, each one's mean over the {@code nvmlDeviceGetProcessUtilization} samples since the
+ *       previous read (a listed process without a sample was idle: 0); two calls each (count, then fill);</li>
  *   <li><b>slow</b>, read at most every {@link Intervals#slow()} (default 10 s): enforced power limit, the four ECC
  *       counters, retired pages, remapped rows: 8 NVML calls, all in the same sample when due;</li>
  *   <li><b>once</b>: which calls and field ids the device supports (found at open, see below); name and UUID are
@@ -51,7 +56,7 @@ public final class NvmlSampler implements StateSampler {
    * How often the tiers that are not read every sample are read: at most once per interval, on the sampler's ticker.
    * Zero reads the tier every sample.
    *
-   * @param counters PCIe and NVLink byte counters (throughput)
+   * @param counters PCIe and NVLink byte counters (throughput), and the other processes on the device
    * @param slow power limit, ECC counters, retired pages, remapped rows
    */
   public record Intervals(Duration counters, Duration slow) {
@@ -121,8 +126,15 @@ public final class NvmlSampler implements StateSampler {
   private int requested;
   private long errors;
   private long lastProcessSeen;
+  /** NVML's timestamp (µs) of the newest utilization sample the other-process read has used. */
+  private long tenantsLastSeen;
+  private volatile Supplier<Set<Long>> jobPids = NvmlSampler::thisProcess;
   private String name;
   private String uuid;
+  /** NVML's code of the last {@link #utilizationSamples} call: SUCCESS when it had samples or none to give. */
+  private int utilizationCode;
+  /** The code {@link #readTenants} returns when the job's pids could not be had: transient, retried. */
+  private static final int TENANTS_UNKNOWN = 999;
 
   private NvmlSampler(NvmlFunctions nvml, int index, MemorySegment device, Ticker ticker, Intervals intervals,
       String unavailable) {
@@ -235,6 +247,22 @@ public final class NvmlSampler implements StateSampler {
     }
   }
 
+  /**
+   * Which pids are the job's, asked at each read of the other processes: every listed compute process not among them
+   * is a neighbour. By default this JVM's pid (an in-process job); a black-box job's caller passes its process
+   * group's pids. A supplier that throws leaves the read's fields NaN and counts in {@link #errors()}.
+   */
+  public void jobProcesses(Supplier<Set<Long>> pids) {
+    if (pids == null) {
+      throw new IllegalArgumentException("the job's pids must be given as a supplier, got null");
+    }
+    this.jobPids = pids;
+  }
+
+  private static Set<Long> thisProcess() {
+    return Set.of(ProcessHandle.current().pid());
+  }
+
   /** Transient read failures so far (a supported call that failed for one sample). */
   public synchronized long errors() {
     return errors;
@@ -294,59 +322,158 @@ public final class NvmlSampler implements StateSampler {
   /** The processes on this device: memory (compute processes) and, where NVML has samples, SM/memory utilization. */
   public synchronized List<ProcessUsage> processes() {
     try (Arena a = Arena.ofConfined()) {
-      MemorySegment count = a.allocate(ValueLayout.JAVA_INT);
-      count.set(ValueLayout.JAVA_INT, 0, 0);
-      int rc = Nvml.call(nvml.deviceGetComputeRunningProcesses, device, count, MemorySegment.NULL);
-      int n = count.get(ValueLayout.JAVA_INT, 0);
+      List<long[]> listed = new ArrayList<>();
+      int rc = computeProcesses(a, listed);
+      ErrorCodes.checkNvml(nvml.deviceGetComputeRunningProcesses.name(), rc);
       List<ProcessUsage> out = new ArrayList<>();
-      if (rc == Nvml.ERROR_INSUFFICIENT_SIZE || (rc == Nvml.SUCCESS && n > 0)) {
-        n += 8;
-        count.set(ValueLayout.JAVA_INT, 0, n);
-        MemorySegment infos = a.allocate(Nvml.PROCESS_INFO_SIZE * n, 8);
-        rc = Nvml.call(nvml.deviceGetComputeRunningProcesses, device, count, infos);
-        ErrorCodes.checkNvml(nvml.deviceGetComputeRunningProcesses.name(), rc);
-        n = count.get(ValueLayout.JAVA_INT, 0);
-        Map<Integer, double[]> util = processUtilization(a);
-        for (int i = 0; i < n; i++) {
-          long base = i * Nvml.PROCESS_INFO_SIZE;
-          int pid = infos.get(ValueLayout.JAVA_INT, base);
-          long mem = infos.get(ValueLayout.JAVA_LONG, base + 8);
-          double[] u = util.getOrDefault(pid, new double[] {Double.NaN, Double.NaN});
-          out.add(new ProcessUsage(pid, mem, u[0], u[1]));
+      if (listed.isEmpty()) {
+        return out;
+      }
+      Map<Integer, double[]> util = new java.util.HashMap<>();
+      if (nvml.deviceGetProcessUtilization.available()) {
+        long[] seen = {lastProcessSeen};
+        for (double[] x : utilizationSamples(a, seen)) {
+          util.put((int) x[0], new double[] {x[1], x[2]});
         }
-      } else {
-        ErrorCodes.checkNvml(nvml.deviceGetComputeRunningProcesses.name(), rc);
+        lastProcessSeen = seen[0];
+      }
+      for (long[] p : listed) {
+        double[] u = util.getOrDefault((int) p[0], new double[] {Double.NaN, Double.NaN});
+        out.add(new ProcessUsage((int) p[0], p[1], u[0], u[1]));
       }
       return out;
     }
   }
 
-  private Map<Integer, double[]> processUtilization(Arena a) {
-    Map<Integer, double[]> out = new java.util.HashMap<>();
-    if (!nvml.deviceGetProcessUtilization.available()) {
+  /**
+   * The compute processes on the device into {@code out} as (pid, used memory bytes); NVML's code. A list that grew
+   * between the count and the fill is asked for again, with room for 8 more.
+   */
+  private int computeProcesses(Arena a, List<long[]> out) {
+    MemorySegment count = a.allocate(ValueLayout.JAVA_INT);
+    count.set(ValueLayout.JAVA_INT, 0, 0);
+    int rc = Nvml.call(nvml.deviceGetComputeRunningProcesses, device, count, MemorySegment.NULL);
+    int n = count.get(ValueLayout.JAVA_INT, 0);
+    for (int attempt = 0; attempt < 3 && (rc == Nvml.ERROR_INSUFFICIENT_SIZE || (rc == Nvml.SUCCESS && n > 0));
+        attempt++) {
+      n += 8;
+      count.set(ValueLayout.JAVA_INT, 0, n);
+      MemorySegment infos = a.allocate(Nvml.PROCESS_INFO_SIZE * n, 8);
+      rc = Nvml.call(nvml.deviceGetComputeRunningProcesses, device, count, infos);
+      if (rc == Nvml.SUCCESS) {
+        n = count.get(ValueLayout.JAVA_INT, 0);
+        for (int i = 0; i < n; i++) {
+          long base = i * Nvml.PROCESS_INFO_SIZE;
+          out.add(new long[] {Integer.toUnsignedLong(infos.get(ValueLayout.JAVA_INT, base)),
+              infos.get(ValueLayout.JAVA_LONG, base + 8)});
+        }
+        return rc;
+      }
+      n = count.get(ValueLayout.JAVA_INT, 0);
+    }
+    return rc;
+  }
+
+  /**
+   * NVML's per-process utilization samples newer than {@code lastSeen[0]} (µs), as (pid, SM %, memory %); advances
+   * {@code lastSeen[0]} to the newest. Empty when there is none ({@code NVML_ERROR_NOT_FOUND}) or the call failed:
+   * {@link #utilizationCode} says which.
+   */
+  private List<double[]> utilizationSamples(Arena a, long[] lastSeen) {
+    utilizationCode = Nvml.SUCCESS;
+    List<double[]> out = new ArrayList<>();
+    MemorySegment count = a.allocate(ValueLayout.JAVA_INT);
+    count.set(ValueLayout.JAVA_INT, 0, 0);
+    int rc = Nvml.call(nvml.deviceGetProcessUtilization, device, MemorySegment.NULL, count, lastSeen[0]);
+    int n = count.get(ValueLayout.JAVA_INT, 0);
+    if (rc == Nvml.ERROR_NOT_FOUND || (rc == Nvml.SUCCESS && n <= 0)) {
       return out;
     }
-    MemorySegment count = a.allocate(ValueLayout.JAVA_INT);
-    int rc = Nvml.call(nvml.deviceGetProcessUtilization, device, MemorySegment.NULL, count, lastProcessSeen);
-    int n = count.get(ValueLayout.JAVA_INT, 0);
-    if ((rc != Nvml.ERROR_INSUFFICIENT_SIZE && rc != Nvml.SUCCESS) || n <= 0) {
+    if (rc != Nvml.ERROR_INSUFFICIENT_SIZE || n <= 0) {
+      utilizationCode = rc == Nvml.SUCCESS ? Nvml.ERROR_INSUFFICIENT_SIZE : rc;
       return out;
     }
     MemorySegment samples = a.allocate(Nvml.PROCESS_UTIL_SIZE * n, 8);
-    rc = Nvml.call(nvml.deviceGetProcessUtilization, device, samples, count, lastProcessSeen);
+    rc = Nvml.call(nvml.deviceGetProcessUtilization, device, samples, count, lastSeen[0]);
+    if (rc == Nvml.ERROR_NOT_FOUND) {
+      return out;
+    }
     if (rc != Nvml.SUCCESS) {
+      utilizationCode = rc;
       return out;
     }
     n = count.get(ValueLayout.JAVA_INT, 0);
     for (int i = 0; i < n; i++) {
       long base = i * Nvml.PROCESS_UTIL_SIZE;
-      int pid = samples.get(ValueLayout.JAVA_INT, base);
       long ts = samples.get(ValueLayout.JAVA_LONG, base + 8);
-      lastProcessSeen = Math.max(lastProcessSeen, ts);
-      out.put(pid, new double[] {Integer.toUnsignedLong(samples.get(ValueLayout.JAVA_INT, base + 16)),
+      lastSeen[0] = Math.max(lastSeen[0], ts);
+      out.add(new double[] {Integer.toUnsignedLong(samples.get(ValueLayout.JAVA_INT, base)),
+          Integer.toUnsignedLong(samples.get(ValueLayout.JAVA_INT, base + 16)),
           Integer.toUnsignedLong(samples.get(ValueLayout.JAVA_INT, base + 20))});
     }
     return out;
+  }
+
+  /**
+   * The other processes' fields: OTHER_PROCESSES from the process list, OTHER_SM_UTILIZATION from the utilization
+   * samples (NaN, with the reason recorded once, where NVML keeps none; NaN for one read where that call failed).
+   */
+  private int readTenants(double[] v) {
+    Set<Long> job;
+    try {
+      job = jobPids.get();
+    } catch (RuntimeException e) {
+      return TENANTS_UNKNOWN;
+    }
+    if (job == null) {
+      return TENANTS_UNKNOWN;
+    }
+    try (Arena a = Arena.ofConfined()) {
+      List<long[]> listed = new ArrayList<>();
+      int rc = computeProcesses(a, listed);
+      if (rc != Nvml.SUCCESS) {
+        return rc;
+      }
+      Set<Long> others = new java.util.HashSet<>();
+      for (long[] p : listed) {
+        if (!job.contains(p[0])) {
+          others.add(p[0]);
+        }
+      }
+      v[StateField.OTHER_PROCESSES.ordinal()] = others.size();
+      double sm = Double.NaN;
+      if (!nvml.deviceGetProcessUtilization.available()) {
+        reasons.putIfAbsent(StateField.OTHER_SM_UTILIZATION, nvml.deviceGetProcessUtilization.name()
+            + ": " + ErrorCodes.nvmlName(Nvml.ERROR_FUNCTION_NOT_FOUND));
+      } else if (!reasons.containsKey(StateField.OTHER_SM_UTILIZATION)) {
+        long[] seen = {tenantsLastSeen};
+        List<double[]> samples = utilizationSamples(a, seen);
+        if (utilizationCode == Nvml.SUCCESS) {
+          tenantsLastSeen = seen[0];
+          // per other process: the mean of its samples; summed over them
+          Map<Long, double[]> per = new java.util.HashMap<>();
+          for (double[] x : samples) {
+            long pid = (long) x[0];
+            if (others.contains(pid)) {
+              double[] acc = per.computeIfAbsent(pid, k -> new double[2]);
+              acc[0] += x[1];
+              acc[1]++;
+            }
+          }
+          sm = 0;
+          for (double[] acc : per.values()) {
+            sm += acc[0] / acc[1];
+          }
+        } else if (permanent(utilizationCode)) {
+          reasons.putIfAbsent(StateField.OTHER_SM_UTILIZATION, nvml.deviceGetProcessUtilization.name() + ": "
+              + ErrorCodes.nvmlName(utilizationCode));
+        } else {
+          errors++;
+        }
+      }
+      v[StateField.OTHER_SM_UTILIZATION.ordinal()] = sm;
+      return Nvml.SUCCESS;
+    }
   }
 
   /** One NVML call (or a fixed few) filling some fields, made at its tier's cadence. */
@@ -463,6 +590,13 @@ public final class NvmlSampler implements StateSampler {
       @Override
       int read(double[] v, long now) {
         return readCounters(v, now, this);
+      }
+    });
+    readers.add(new Reader(nvml.deviceGetComputeRunningProcesses, Tier.COUNTERS, StateField.OTHER_PROCESSES,
+        StateField.OTHER_SM_UTILIZATION) {
+      @Override
+      int read(double[] v, long now) {
+        return readTenants(v);
       }
     });
     readers.add(new Reader(nvml.deviceGetEnforcedPowerLimit, Tier.SLOW, StateField.POWER_LIMIT) {

@@ -30,6 +30,8 @@ final class FakeNvml {
   private final MethodHandle reset;
   private final MethodHandle setSlowOffset;
   private final MethodHandle setTimestamp;
+  private final MethodHandle setProcesses;
+  private final MethodHandle setProcessCodes;
 
   private FakeNvml(NativeLibrary lib) {
     this.functions = new NvmlFunctions(() -> lib);
@@ -39,6 +41,10 @@ final class FakeNvml {
     this.reset = lib.downcall("fakeNvmlReset", FunctionDescriptor.ofVoid());
     this.setSlowOffset = lib.downcall("fakeNvmlSetSlowOffset", FunctionDescriptor.ofVoid(ValueLayout.JAVA_LONG));
     this.setTimestamp = lib.downcall("fakeNvmlSetTimestamp", FunctionDescriptor.ofVoid(ValueLayout.JAVA_LONG));
+    this.setProcesses = lib.downcall("fakeNvmlSetProcesses", FunctionDescriptor.ofVoid(ValueLayout.JAVA_INT,
+        ValueLayout.ADDRESS, ValueLayout.ADDRESS));
+    this.setProcessCodes = lib.downcall("fakeNvmlSetProcessCodes", FunctionDescriptor.ofVoid(ValueLayout.JAVA_INT,
+        ValueLayout.JAVA_INT));
   }
 
   /** The fake, built on first use; the calling test is skipped (with the reason) where gcc is missing. */
@@ -99,7 +105,33 @@ final class FakeNvml {
     }
   }
 
-  /** Zeroes the counters, the slow offset and the fixed timestamp. */
+  /**
+   * The device's compute processes from now on: {@code pids[i]} (0: this process) at {@code smPercent[i]} SM
+   * utilization.
+   */
+  void setProcesses(int[] pids, int[] smPercent) {
+    if (pids.length != smPercent.length || pids.length > 8) {
+      throw new IllegalArgumentException("the fake holds up to 8 processes, each with its SM %: got " + pids.length
+          + " pids and " + smPercent.length + " utilizations");
+    }
+    try (Arena a = Arena.ofConfined()) {
+      setProcesses.invoke(pids.length, a.allocateFrom(ValueLayout.JAVA_INT, pids),
+          a.allocateFrom(ValueLayout.JAVA_INT, smPercent));
+    } catch (Throwable t) {
+      throw Native.rethrow(t);
+    }
+  }
+
+  /** The NVML codes the process list and the utilization call return from now on (0: they work). */
+  void setProcessCodes(int list, int utilization) {
+    try {
+      setProcessCodes.invoke(list, utilization);
+    } catch (Throwable t) {
+      throw Native.rethrow(t);
+    }
+  }
+
+  /** Zeroes the counters, the slow offset and the fixed timestamp; this process alone on the device again. */
   void reset() {
     try {
       reset.invoke();

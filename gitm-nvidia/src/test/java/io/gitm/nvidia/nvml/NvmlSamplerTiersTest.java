@@ -70,6 +70,8 @@ class NvmlSamplerTiersTest {
     assertThat(fake.calls("nvmlDeviceGetEnforcedPowerLimit")).isEqualTo(3);
     assertThat(fake.calls("nvmlDeviceGetTotalEccErrors")).as("4 counters, 3 reads").isEqualTo(12);
     assertThat(fake.calls("nvmlDeviceGetRemappedRows")).isEqualTo(3);
+    assertThat(fake.calls("nvmlDeviceGetComputeRunningProcesses_v3"))
+        .as("the other processes on the counters' cadence: count, then fill").isEqualTo(2 * 26);
     assertThat(fake.calls("nvmlDeviceGetName")).isZero();
     assertThat(fake.calls("nvmlDeviceGetUUID")).isZero();
     assertThat(s.errors()).isZero();
