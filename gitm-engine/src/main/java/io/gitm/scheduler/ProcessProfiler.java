@@ -157,6 +157,9 @@ final class ProcessProfiler {
       RunLoop.Control control) throws InterruptedException {
     TelemetryLoop telemetry = sampler == null ? null
         : new TelemetryLoop(List.of(sampler), wall, 1e9 / RunLoop.SAMPLE_PERIOD_NS, 4096);
+    if (sampler != null) {
+      sampler.jobProcesses(jobPids(job));
+    }
     if (telemetry != null) {
       telemetry.addSink(samples::add);
       telemetry.start();
@@ -199,6 +202,25 @@ final class ProcessProfiler {
         telemetry.close();
       }
     }
+  }
+
+  /**
+   * The pids of the job's run, for the sampler's other-process fields: the processes of its process group now, and
+   * every one seen in it before (a job process the driver still lists while it exits stays the job's).
+   */
+  static java.util.function.Supplier<java.util.Set<Long>> jobPids(ProcessJob job) {
+    java.util.Set<Long> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    return () -> {
+      var g = job.runningGroup();
+      if (g.isPresent()) {
+        try {
+          seen.addAll(ProcessGroups.cpuTicks(g.getAsLong()).keySet());
+        } catch (RuntimeException gone) {
+          // the group ended between the look and the read
+        }
+      }
+      return java.util.Set.copyOf(seen);
+    };
   }
 
   /**

@@ -29,6 +29,42 @@ class ProcessProfilerFactsTest {
   }
 
   @Test
+  void theSamplersJobPidsAreTheRunsProcessGroupAndStayTheJobsAfterTheyExit(@org.junit.jupiter.api.io.TempDir
+      java.nio.file.Path dir) throws Exception {
+    // the job: a script that starts a child, writes both pids, and waits for a file before it ends
+    java.nio.file.Path script = dir.resolve("job.sh");
+    java.nio.file.Path go = dir.resolve("go");
+    java.nio.file.Files.writeString(script, "#!/bin/bash\nsleep 30 & child=$!\necho \"$$ $child\" > "
+        + dir.resolve("pids") + "\nwhile [ ! -e " + go + " ]; do sleep 0.05; done\nkill $child\necho 'it/s: 1'\n");
+    java.nio.file.Files.setPosixFilePermissions(script,
+        java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+    io.gitm.agents.ProcessSpec spec = new io.gitm.agents.ProcessSpec(List.of(script.toString()), false, dir,
+        io.gitm.agents.ProcessSpec.environment(System.getenv(), List.of("PATH"), List.of()),
+        new io.gitm.agents.ProcessMetric(io.gitm.agents.ProcessMetric.Kind.REGEX, "it/s: ([0-9.]+)", null, true,
+            null), List.of(), 1e-3, 0, null);
+    try (io.gitm.agents.ProcessJob job = new io.gitm.agents.ProcessJob(spec, dir.resolve("run"),
+        io.gitm.api.Ticker.system(), java.time.Duration.ofSeconds(30))) {
+      java.util.function.Supplier<java.util.Set<Long>> pids = ProcessProfiler.jobPids(job);
+      assertThat(pids.get()).as("before the run").isEmpty();
+      var run = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor().submit(
+          () -> job.execute(io.gitm.kernels.Setup.shipped(), Map.of(), "t"));
+      java.nio.file.Path written = dir.resolve("pids");
+      long deadline = System.nanoTime() + 20_000_000_000L;
+      while (!(java.nio.file.Files.exists(written) && java.nio.file.Files.readString(written).endsWith("\n"))
+          && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      String[] both = java.nio.file.Files.readString(written).trim().split(" ");
+      java.util.Set<Long> during = pids.get();
+      java.nio.file.Files.createFile(go);
+      assertThat(run.get().ok()).isTrue();
+      assertThat(during).contains(Long.parseLong(both[0]), Long.parseLong(both[1]));
+      assertThat(pids.get()).as("after the run").contains(Long.parseLong(both[0]), Long.parseLong(both[1]))
+          .doesNotContain(ProcessHandle.current().pid());
+    }
+  }
+
+  @Test
   void aJobProcessTheDriverStillListsWhileItExitsIsNotCountedAsAnotherTenant() {
     // the driver lists a process until its context is torn down, after it left /proc's view of the group
     List<List<io.gitm.device.GpuProcess>> answers = new java.util.ArrayList<>(List.of(

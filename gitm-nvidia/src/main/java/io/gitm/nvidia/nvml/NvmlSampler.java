@@ -252,6 +252,7 @@ public final class NvmlSampler implements StateSampler {
    * is a neighbour. By default this JVM's pid (an in-process job); a black-box job's caller passes its process
    * group's pids. A supplier that throws leaves the read's fields NaN and counts in {@link #errors()}.
    */
+  @Override
   public void jobProcesses(Supplier<Set<Long>> pids) {
     if (pids == null) {
       throw new IllegalArgumentException("the job's pids must be given as a supplier, got null");
