@@ -134,6 +134,25 @@ public final class NvmlSamplingBench {
         throw Native.rethrow(t);
       }
     }));
+    // the other-process read (OTHER_PROCESSES, OTHER_SM_UTILIZATION) makes each call twice: count, then fill
+    MemorySegment infos = a.allocate(Nvml.PROCESS_INFO_SIZE * 64, 8);
+    MemorySegment utils = a.allocate(Nvml.PROCESS_UTIL_SIZE * 64, 8);
+    c.add(new Call(f.deviceGetComputeRunningProcesses.name() + "(fill, room for 64)", () -> {
+      count.set(ValueLayout.JAVA_INT, 0, 64);
+      try {
+        return (int) f.deviceGetComputeRunningProcesses.handle().invoke(d, count, infos);
+      } catch (Throwable t) {
+        throw Native.rethrow(t);
+      }
+    }));
+    c.add(new Call("nvmlDeviceGetProcessUtilization(fill, room for 64, all samples kept)", () -> {
+      count.set(ValueLayout.JAVA_INT, 0, 64);
+      try {
+        return (int) f.deviceGetProcessUtilization.handle().invoke(d, utils, count, 0L);
+      } catch (Throwable t) {
+        throw Native.rethrow(t);
+      }
+    }));
     return c;
   }
 
@@ -207,6 +226,7 @@ public final class NvmlSamplingBench {
       System.out.println("full sample, default cadence: " + line);
       List<String> cadences = new ArrayList<>();
       for (var e : List.of(Map.entry("every-sample tier only", fastOnly),
+          Map.entry("counters and other processes each sample", new NvmlSampler.Intervals(Duration.ZERO, NEVER)),
           Map.entry("every tier each sample", everyTier))) {
         NvmlSampler other = NvmlSampler.open(d, Ticker.system(), e.getValue());
         String st = stats(cadence(e.getKey(), e.getValue()), measure(other, 200, n));
