@@ -31,9 +31,11 @@ import java.util.Set;
  * <ul>
  *   <li>Telemetry, from the state samples (the value at the interval's start; a missing value carries the last one
  *       forward): SM clock, power, temperature, throttle reasons (1 when a reason bit that lowers the clock is set),
- *       memory in use. From the host's driver calls: host API gaps (host time in the interval outside any driver
- *       call, within the span of the traced calls), allocator calls (time in allocation and free calls), and from the
- *       copy records copy activity (device time of copies in the interval, summed over copies).
+ *       memory in use, neighbour SM use (the SM utilization of the device's other processes,
+ *       {@link StateField#OTHER_SM_UTILIZATION}). From the host's driver calls: host API gaps (host time in the
+ *       interval outside any driver call, within the span of the traced calls), allocator calls (time in allocation
+ *       and free calls), and from the copy records copy activity (device time of copies in the interval, summed over
+ *       copies).
  *   <li>Residuals: kernel slowness (mean of duration over predicted upper bound, {@code 1 + residual/upper} from the
  *       monitor's residuals, of the kernels that started in the interval; carried forward through intervals without
  *       one) and device idle (the interval's time with no device operation running).
@@ -41,7 +43,7 @@ import java.util.Set;
  *
  * <p>A series the trace does not hold (no sample has the field, no allocation call, no copy) is listed as absent and
  * not tested. Each telemetry series names the causes a significant pair is evidence for ({@link Series#causes}).
- * Cost: one pass over the trace, the nodes and the host calls to bin them, then at most 16 Granger tests of as many
+ * Cost: one pass over the trace, the nodes and the host calls to bin them, then at most 18 Granger tests of as many
  * points as sample intervals.
  */
 final class GrangerMatrix {
@@ -61,7 +63,8 @@ final class GrangerMatrix {
     MEMORY_USED("memory in use", EnumSet.of(Cause.ALLOCATOR_STALL)),
     HOST_GAPS("host API gaps", EnumSet.of(Cause.LAUNCH_BOUND_HOST)),
     ALLOCATOR_CALLS("allocator calls", EnumSet.of(Cause.ALLOCATOR_STALL)),
-    COPY_ACTIVITY("copy activity", EnumSet.of(Cause.PAGEABLE_COPIES));
+    COPY_ACTIVITY("copy activity", EnumSet.of(Cause.PAGEABLE_COPIES)),
+    NEIGHBOUR_SM_USE("neighbour SM use", EnumSet.of(Cause.CONTENTION));
 
     final String label;
     final Set<Cause> causes;
@@ -172,6 +175,7 @@ final class GrangerMatrix {
     } else {
       absent.add(Series.COPY_ACTIVITY);
     }
+    field(samples, StateField.OTHER_SM_UTILIZATION, bins, Series.NEIGHBOUR_SM_USE, telemetry, absent);
     Map<Residual, double[]> residuals = new LinkedHashMap<>();
     residuals.put(Residual.KERNEL_SLOWNESS, slowness(in, time));
     residuals.put(Residual.DEVICE_IDLE, idle(in.graph().nodes(), time));

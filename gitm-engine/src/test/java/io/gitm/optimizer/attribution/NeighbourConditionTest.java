@@ -55,6 +55,10 @@ class NeighbourConditionTest {
       assertThat((Double) e.data().get("factor")).isGreaterThan(1.0);
       assertThat((Double) e.data().get("ciLow")).isGreaterThan(1.0);
       assertThat(e.summary()).contains("a neighbour in");
+      // the neighbour's SM use is a telemetry series of the Granger matrix, evidence for contention
+      assertThat(h.evidence()).filteredOn(x -> x.kind().equals("granger")
+          && "neighbour SM use".equals(x.data().get("x"))).hasSize(2)
+          .allSatisfy(x -> System.out.println(x.summary()));
     }
   }
 
@@ -92,11 +96,28 @@ class NeighbourConditionTest {
 
   @Test
   void aTraceWithoutTheProcessFieldsSaysSoInsteadOfCallingTheJobAlone() {
+    List<TraceRecord> t = withoutProcessFields();
+    Conditions.Estimate e = neighbour(t);
+    assertThat(e.effect()).isNull();
+    assertThat(e.reason()).startsWith("no state sample of the trace holds the other-process fields");
+    Hypothesis h = Analysis.analyze(meta(), t, HW).hypotheses().stream()
+        .filter(x -> x.cause() == Cause.CONTENTION).findFirst().orElseThrow();
+    // no neighbour SM use series either: the Granger matrix has no pair for contention
+    assertThat(h.evidence()).noneMatch(x -> x.kind().equals("granger"));
+  }
+
+  private static TraceMeta meta() {
+    TraceMeta[] meta = new TraceMeta[1];
+    SyntheticJob.run("", 1, 1, 20e9, meta);
+    return meta[0];
+  }
+
+  /** The neighbour run as a trace written before the fields existed would hold it: samples without them. */
+  private static List<TraceRecord> withoutProcessFields() {
     TraceMeta[] meta = new TraceMeta[1];
     List<TraceRecord> t = new ArrayList<>();
     for (TraceRecord r : SyntheticJob.run("noisy-neighbour@40ms:sms=66:duration=40ms", 1, 200, 20e9, meta)) {
       if (r instanceof StateSample s) {
-        // as a trace written before the fields existed: the same sample without them
         Map<StateField, Double> old = new java.util.EnumMap<>(s.present());
         old.remove(StateField.OTHER_PROCESSES);
         old.remove(StateField.OTHER_SM_UTILIZATION);
@@ -104,8 +125,6 @@ class NeighbourConditionTest {
       }
       t.add(r);
     }
-    Conditions.Estimate e = neighbour(t);
-    assertThat(e.effect()).isNull();
-    assertThat(e.reason()).startsWith("no state sample of the trace holds the other-process fields");
+    return t;
   }
 }
