@@ -390,12 +390,19 @@ public final class NvmlSampler implements StateSampler {
     if (rc == Nvml.ERROR_NOT_FOUND || (rc == Nvml.SUCCESS && n <= 0)) {
       return out;
     }
-    if (rc != Nvml.ERROR_INSUFFICIENT_SIZE || n <= 0) {
-      utilizationCode = rc == Nvml.SUCCESS ? Nvml.ERROR_INSUFFICIENT_SIZE : rc;
+    if (rc != Nvml.ERROR_INSUFFICIENT_SIZE && rc != Nvml.SUCCESS) {
+      utilizationCode = rc;
       return out;
     }
-    MemorySegment samples = a.allocate(Nvml.PROCESS_UTIL_SIZE * n, 8);
-    rc = Nvml.call(nvml.deviceGetProcessUtilization, device, samples, count, lastSeen[0]);
+    MemorySegment samples = MemorySegment.NULL;
+    for (int attempt = 0; attempt < 3 && (attempt == 0 || rc == Nvml.ERROR_INSUFFICIENT_SIZE); attempt++) {
+      // room for samples taken between the count and the fill
+      n += 8;
+      count.set(ValueLayout.JAVA_INT, 0, n);
+      samples = a.allocate(Nvml.PROCESS_UTIL_SIZE * n, 8);
+      rc = Nvml.call(nvml.deviceGetProcessUtilization, device, samples, count, lastSeen[0]);
+      n = count.get(ValueLayout.JAVA_INT, 0);
+    }
     if (rc == Nvml.ERROR_NOT_FOUND) {
       return out;
     }
@@ -403,7 +410,6 @@ public final class NvmlSampler implements StateSampler {
       utilizationCode = rc;
       return out;
     }
-    n = count.get(ValueLayout.JAVA_INT, 0);
     for (int i = 0; i < n; i++) {
       long base = i * Nvml.PROCESS_UTIL_SIZE;
       long ts = samples.get(ValueLayout.JAVA_LONG, base + 8);

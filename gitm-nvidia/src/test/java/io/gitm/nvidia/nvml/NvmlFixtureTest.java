@@ -87,6 +87,16 @@ class NvmlFixtureTest {
         if (x.has(StateField.POWER) && x.has(StateField.POWER_LIMIT)) {
           assertThat(x.get(StateField.POWER)).isBetween(1.0, x.get(StateField.POWER_LIMIT) * 1.25);
         }
+        if (x.has(StateField.OTHER_PROCESSES)) {
+          double n = x.get(StateField.OTHER_PROCESSES);
+          assertThat(n).as("a count of processes").isGreaterThanOrEqualTo(0).isEqualTo(Math.rint(n));
+          if (n == 0 && x.has(StateField.OTHER_SM_UTILIZATION)) {
+            assertThat(x.get(StateField.OTHER_SM_UTILIZATION)).as("no other process, no other SM use").isZero();
+          }
+        }
+        if (x.has(StateField.OTHER_SM_UTILIZATION)) {
+          assertThat(x.get(StateField.OTHER_SM_UTILIZATION)).isGreaterThanOrEqualTo(0);
+        }
         for (StateField rate : List.of(StateField.PCIE_TX, StateField.PCIE_RX, StateField.NVLINK_TX,
             StateField.NVLINK_RX)) {
           if (x.has(rate)) {

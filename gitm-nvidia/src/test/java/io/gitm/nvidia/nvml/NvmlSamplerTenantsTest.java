@@ -113,6 +113,18 @@ class NvmlSamplerTenantsTest {
   }
 
   @Test
+  void theProcessListForTheReportStillGivesEachProcessWithItsMemoryAndSmUse() {
+    NvmlSampler s = open();
+    fake.setProcesses(new int[] {0, 4242}, new int[] {33, 20});
+    next(s);
+    assertThat(s.processes()).containsExactly(
+        new ProcessUsage((int) ProcessHandle.current().pid(), 256L << 20, 33, 5),
+        new ProcessUsage(4242, 256L << 20, 20, 5));
+    fake.setProcessCodes(999, 0);
+    assertThatThrownBy(s::processes).hasMessageContaining("NVML_ERROR_UNKNOWN");
+  }
+
+  @Test
   void aJobPidSupplierThatThrowsLeavesTheFieldsNaNAndCountsAnError() {
     NvmlSampler s = open();
     s.jobProcesses(() -> {
