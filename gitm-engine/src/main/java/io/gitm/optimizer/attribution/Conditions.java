@@ -52,7 +52,7 @@ import java.util.SplittableRandom;
  * <p>Covariates: the previous kernel's duration, the kernel's grid size and its place in the trace (they drive both
  * whether a batch boundary, where allocations and copies happen, comes before a kernel and how long it and the gap
  * are); for the residual outcomes also the other residual conditions, so that a first launch at a throttled clock is
- * not credited to the launch (the neighbour condition among them only when the trace holds the process fields). Each estimate is added as evidence to the hypotheses of the causes it belongs to, when
+ * not credited to the launch (the neighbour condition among them only when a sample of the trace saw a neighbour). Each estimate is added as evidence to the hypotheses of the causes it belongs to, when
  * their detectors found one (allocation → allocator stall; pageable copy → pageable copies; copy overlap →
  * memory-bound below roofline and contention, as an alternative explanation; throttled clock → the clock causes;
  * neighbour → contention). A first-launch effect that is significant after the adjustment and slows the kernel is the
@@ -272,9 +272,9 @@ final class Conditions {
     String[] reasons = new String[all.length];
     boolean gapTwins = Arrays.equals(treated[Condition.AFTER_ALLOC.ordinal()],
         treated[Condition.AFTER_PAGEABLE.ordinal()]);
-    // the neighbour is a covariate of the other residual conditions only where the trace can say (an all-false column
-    // of a trace without the process fields would add nothing)
-    List<Condition> residualConditions = processSamples > 0
+    // the neighbour is a covariate of the other residual conditions only where some sample saw one (an all-false
+    // column adds nothing, and a trace without one keeps the estimates it had before the process fields)
+    List<Condition> residualConditions = neighbourSamples > 0
         ? List.of(Condition.OVERLAPS_COPY, Condition.THROTTLED, Condition.FIRST_LAUNCH, Condition.NEIGHBOUR)
         : List.of(Condition.OVERLAPS_COPY, Condition.THROTTLED, Condition.FIRST_LAUNCH);
     String[] notes = new String[all.length];
