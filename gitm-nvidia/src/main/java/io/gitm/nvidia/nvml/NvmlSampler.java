@@ -17,6 +17,8 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -330,7 +332,7 @@ public final class NvmlSampler implements StateSampler {
       if (listed.isEmpty()) {
         return out;
       }
-      Map<Integer, double[]> util = new java.util.HashMap<>();
+      Map<Integer, double[]> util = new HashMap<>();
       if (nvml.deviceGetProcessUtilization.available()) {
         long[] seen = {lastProcessSeen};
         for (double[] x : utilizationSamples(a, seen)) {
@@ -441,7 +443,7 @@ public final class NvmlSampler implements StateSampler {
       if (rc != Nvml.SUCCESS) {
         return rc;
       }
-      Set<Long> others = new java.util.HashSet<>();
+      Set<Long> others = new HashSet<>();
       for (long[] p : listed) {
         if (!job.contains(p[0])) {
           others.add(p[0]);
@@ -458,7 +460,7 @@ public final class NvmlSampler implements StateSampler {
         if (utilizationCode == Nvml.SUCCESS) {
           tenantsLastSeen = seen[0];
           // per other process: the mean of its samples; summed over them
-          Map<Long, double[]> per = new java.util.HashMap<>();
+          Map<Long, double[]> per = new HashMap<>();
           for (double[] x : samples) {
             long pid = (long) x[0];
             if (others.contains(pid)) {
