@@ -238,6 +238,7 @@ final class AnalyzeCommand implements Callable<Integer> {
     m.put("baselineTimePerUnitNs", d.baselineTimePerUnit());
     m.put("runTimePerUnitNs", d.runTimePerUnit());
     m.put("timeChange", d.timeChange());
+    m.put("addedByChanges", d.addedByChanges());
     m.put("notes", d.notes());
     List<Map<String, Object>> cs = new ArrayList<>();
     for (Differential.Change c : d.changes()) {
@@ -402,7 +403,9 @@ final class AnalyzeCommand implements Callable<Integer> {
       out.println("  note " + n);
     }
     List<Differential.Change> ranked = d.ranked();
-    out.println("changes (" + ranked.size() + " new or grown, ranked by added lost time × confidence)");
+    out.printf(Locale.ROOT, "changes (%d new or grown, ranked by added lost time × confidence; together they add"
+        + " %+.1f%% of the baseline's time%s, which changed %+.1f%%)%n", ranked.size(), d.addedByChanges() * 100, per,
+        d.timeChange() * 100);
     if (ranked.isEmpty()) {
       out.println("  none: no cause is new or grew significantly");
     }

@@ -260,6 +260,7 @@ class AnalyzeCommandTest {
     assertThat(first.get("cause").asString()).isEqualTo("LAUNCH_BOUND_HOST");
     assertThat(first.get("status").asString()).isEqualTo("NEW");
     assertThat(first.get("addedLow").asDouble()).isPositive();
+    assertThat(d.get("addedByChanges").asDouble()).isEqualTo(first.get("addedShare").asDouble());
     CliResult without = analyze(slow, "--json");
     assertThat(Json.MAPPER.readTree(without.out()).has("differential")).isFalse();
   }

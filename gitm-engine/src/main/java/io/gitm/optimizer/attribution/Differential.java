@@ -140,6 +140,15 @@ public final class Differential {
     public List<Change> ranked() {
       return changes.stream().filter(Change::changed).toList();
     }
+
+    /**
+     * The added shares of the new and grown causes, summed: set beside {@link #timeChange()} it says how much of the
+     * change they account for (causes' lost times may overlap, e.g. a slow clock and excess traffic in one kernel;
+     * for {@link Unit#SPAN} both are shares of different spans).
+     */
+    public double addedByChanges() {
+      return ranked().stream().mapToDouble(Change::addedShare).sum();
+    }
   }
 
   /** {@link #compare(Side, Side)} of two analyses. */
@@ -253,9 +262,9 @@ public final class Differential {
     return m;
   }
 
-  /** Up to three names and how many more. */
+  /** Up to three names, in order, and how many more. */
   private static String names(Set<String> names) {
-    List<String> first = names.stream().limit(3).map(n -> "'" + n + "'").toList();
+    List<String> first = names.stream().sorted().limit(3).map(n -> "'" + n + "'").toList();
     return String.join(", ", first) + (names.size() > 3 ? " and " + (names.size() - 3) + " more" : "");
   }
 }
