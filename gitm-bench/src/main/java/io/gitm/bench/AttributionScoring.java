@@ -343,12 +343,13 @@ public final class AttributionScoring {
    * What the scoring found.
    *
    * @param cleanCompared fault-free runs compared with the previous fault-free seed's run; {@code diffFalseAlarms} of
-   *     them had a device cause new or grown, {@code diffAlarmCauses} which
+   *     them had a device cause new or grown, {@code diffAlarmCauses} which; {@code diffAny} of them had any cause new
+   *     or grown, {@code diffCauses} which
    */
   public record Report(Options options, List<FaultScore> faults, PairScore pairs, int cleanRuns,
       int falseAlarms, Map<Cause, Integer> falseAlarmCauses, int cleanAny, Map<Cause, Integer> cleanCauses,
-      int cleanCompared, int diffFalseAlarms, Map<Cause, Integer> diffAlarmCauses, int runs, double seconds,
-      double cleanSpanMs) {
+      int cleanCompared, int diffFalseAlarms, Map<Cause, Integer> diffAlarmCauses, int diffAny,
+      Map<Cause, Integer> diffCauses, int runs, double seconds, double cleanSpanMs) {
     public int scoredRuns() {
       return faults.stream().mapToInt(FaultScore::scored).sum();
     }
@@ -539,6 +540,8 @@ public final class AttributionScoring {
     int compared = 0;
     int diffAlarms = 0;
     Map<Cause, Integer> diffAlarmCauses = new LinkedHashMap<>();
+    int diffAny = 0;
+    Map<Cause, Integer> diffCauses = new LinkedHashMap<>();
     Run previous = null;
     for (int s = 0; s < o.clean(); s++) {
       Run r = run(o, data, "", o.firstSeed() + 5000 + s);
@@ -546,7 +549,10 @@ public final class AttributionScoring {
       if (previous != null) {
         compared++;
         boolean alarm = false;
-        for (Cause c : changed(previous.side(), r)) {
+        List<Cause> changed = changed(previous.side(), r);
+        diffAny += changed.isEmpty() ? 0 : 1;
+        for (Cause c : changed) {
+          diffCauses.merge(c, 1, Integer::sum);
           if (DEVICE_CAUSES.contains(c)) {
             alarm = true;
             diffAlarmCauses.merge(c, 1, Integer::sum);
@@ -568,7 +574,7 @@ public final class AttributionScoring {
     }
     double[] spans = refs.values().stream().mapToDouble(x -> x.jobNs() / 1e6).toArray();
     return new Report(o, scores, ps, o.clean(), alarms, alarmCauses, any, cleanCauses, compared, diffAlarms,
-        diffAlarmCauses, runs[0] + refs.size(),
+        diffAlarmCauses, diffAny, diffCauses, runs[0] + refs.size(),
         (System.nanoTime() - wall0) / 1e9, median(spans));
   }
 
@@ -617,11 +623,12 @@ public final class AttributionScoring {
     }
     b.append(String.format(Locale.ROOT, "| **fault-free** | | | %d | | false alarms **%s** | | false alarms **%s**"
         + " (against the previous seed) | | | device causes named: %s; any hypothesis: %d run(s)%s; device causes"
-        + " new or grown: %s |%n", r.cleanRuns(), pct(r.falseAlarms(), r.cleanRuns()),
-        pct(r.diffFalseAlarms(), r.cleanCompared()),
+        + " new or grown: %s; any cause new or grown: %d run(s)%s |%n", r.cleanRuns(),
+        pct(r.falseAlarms(), r.cleanRuns()), pct(r.diffFalseAlarms(), r.cleanCompared()),
         r.falseAlarmCauses().isEmpty() ? "none" : r.falseAlarmCauses().toString(), r.cleanAny(),
         r.cleanCauses().isEmpty() ? "" : " " + r.cleanCauses(),
-        r.diffAlarmCauses().isEmpty() ? "none" : r.diffAlarmCauses().toString()));
+        r.diffAlarmCauses().isEmpty() ? "none" : r.diffAlarmCauses().toString(), r.diffAny(),
+        r.diffCauses().isEmpty() ? "" : " " + r.diffCauses()));
     return b.toString();
   }
 
