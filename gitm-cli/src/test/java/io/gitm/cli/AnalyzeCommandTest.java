@@ -282,6 +282,12 @@ class AnalyzeCommandTest {
     assertThat(truncated.errorLine()).startsWith("gitm: error: --baseline: " + cut + ": ");
     noStackTrace(missing);
     noStackTrace(truncated);
+    CliResult empty = analyze(run, "--baseline", kineto("none.json", List.of(0), List.of(launch(1, 0.0))).toString());
+    assertThat(empty.code()).isEqualTo(Main.FAILURE);
+    assertThat(empty.err().lines().toList()).hasSize(1);
+    assertThat(empty.errorLine()).startsWith("gitm: error: --baseline: ")
+        .endsWith("none.json: the baseline has no device operation: nothing to compare");
+    noStackTrace(empty);
   }
 
   @Test

@@ -156,6 +156,12 @@ public final class Differential {
     if (baseline == null || run == null) {
       throw new IllegalArgumentException("a comparison needs a baseline and a run");
     }
+    for (Analysis.Result a : List.of(baseline, run)) {
+      if (a.spanNs() <= 0) {
+        throw new IllegalArgumentException("the " + (a == baseline ? "baseline" : "run")
+            + " has no device operation: nothing to compare");
+      }
+    }
     return compare(Side.of(baseline), Side.of(run));
   }
 
