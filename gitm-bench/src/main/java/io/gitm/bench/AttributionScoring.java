@@ -316,7 +316,8 @@ public final class AttributionScoring {
    *
    * @param inert runs whose slowdown (same seed, with vs without the fault) was below the inert threshold
    * @param top1 top-1 hits among the other runs; {@code top2} likewise
-   * @param diffTop1 top-1 hits of the differential ranking (against the seed's fault-free run); {@code diffTop2} likewise
+   * @param diffTop1 top-1 hits of the differential ranking (against the seed's fault-free run); {@code diffTop2}
+   *     likewise
    * @param slowdown median slowdown over all runs; {@code minSlowdown}, {@code maxSlowdown} its range
    */
   public record FaultScore(String fault, Cause cause, int runs, int inert, int top1, int top2, int diffTop1,

@@ -170,26 +170,27 @@ final class AnalyzeCommand implements Callable<Integer> {
     return new Loaded(Analysis.analyze(meta, records, ceilings.spec(), notes), ceilings);
   }
 
-  /** The trace of {@code target}: a run folder, a trace file or a run id in the store; {@code what} prefixes errors. */
-  private Path resolve(CommandLine cl, String target, String what) {
-    Path p = Path.of(target);
+  /** The trace of {@code name}: a run folder, a trace file or a run id in the store; {@code what} prefixes errors. */
+  private Path resolve(CommandLine cl, String name, String what) {
+    Path p = Path.of(name);
     if (Files.isDirectory(p)) {
       Path t = p.resolve("trace.gtrace");
       if (!Files.isRegularFile(t)) {
-        throw new CommandLine.ParameterException(cl, what + "the folder " + p + " holds no trace.gtrace (is it a run folder?)");
+        throw new CommandLine.ParameterException(cl, what + "the folder " + p + " holds no trace.gtrace (is it a run"
+            + " folder?)");
       }
       return t;
     }
     if (Files.isRegularFile(p)) {
       return p;
     }
-    if (!target.contains("/") && !target.contains(java.io.File.separator)) {
-      Path run = storeOptions.root(cl).resolve("runs").resolve(target).resolve("trace.gtrace");
+    if (!name.contains("/") && !name.contains(java.io.File.separator)) {
+      Path run = storeOptions.root(cl).resolve("runs").resolve(name).resolve("trace.gtrace");
       if (Files.isRegularFile(run)) {
         return run;
       }
     }
-    throw new CommandLine.ParameterException(cl, what + "no such run or trace: " + target);
+    throw new CommandLine.ParameterException(cl, what + "no such run or trace: " + name);
   }
 
   static Map<String, Object> asMap(Path trace, Analysis.Result a, Ceilings.Choice c) {
@@ -412,10 +413,10 @@ final class AnalyzeCommand implements Callable<Integer> {
     int i = 1;
     for (Differential.Change c : d.changes()) {
       String head = c.changed() ? String.format(Locale.ROOT, "  %d. ", i++) : "  -  ";
-      out.printf(Locale.ROOT, "%s%-28s %-8s %s%s [%s, %s]: %s → %s; %+.1f%% of the baseline's time, confidence %.2f%n",
-          head, c.cause().label(), c.status().name(), lost(u, c.added(), true), per, lost(u, c.addedLow(), true),
-          lost(u, c.addedHigh(), true), lost(u, c.baselineLost(), false), lost(u, c.runLost(), false),
-          c.addedShare() * 100, c.confidence());
+      out.printf(Locale.ROOT, "%s%-28s %-8s %s%s [%s, %s]: %s → %s; %+.1f%% of the baseline's time, confidence"
+          + " %.2f%n", head, c.cause().label(), c.status().name(), lost(u, c.added(), true), per,
+          lost(u, c.addedLow(), true), lost(u, c.addedHigh(), true), lost(u, c.baselineLost(), false),
+          lost(u, c.runLost(), false), c.addedShare() * 100, c.confidence());
     }
     out.flush();
   }
