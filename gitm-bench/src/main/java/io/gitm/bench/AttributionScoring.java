@@ -4,6 +4,7 @@ import io.gitm.device.HostMemoryKind;
 import io.gitm.optimizer.Analysis;
 import io.gitm.optimizer.Ceilings;
 import io.gitm.optimizer.attribution.Cause;
+import io.gitm.optimizer.attribution.Differential;
 import io.gitm.optimizer.attribution.Hypothesis;
 import io.gitm.scheduler.Profiler;
 import io.gitm.sim.SimDevice;
@@ -47,6 +48,11 @@ import java.util.function.LongFunction;
  * the workload when all its runs are; inert runs are left out of the rates (a pair with one inert fault is scored on
  * the other). A fault-free run is a <b>false
  * alarm</b> when any hypothesis names a cause of {@link #DEVICE_CAUSES}.
+ *
+ * <p>The <b>differential</b> scores use the same definitions on the differential ranking ({@link Differential}): the
+ * causes new or grown against the same seed's fault-free run, ranked by the lost time they added; a fault-free run is
+ * a differential false alarm when, against the previous fault-free seed's run, a cause of {@link #DEVICE_CAUSES} is
+ * new or grew.
  *
  * <p>{@code java -cp gitm-bench/target/gitm-bench.jar io.gitm.bench.AttributionScoring [--workload
  * hft-lob|af2|kitti|all] [--alone N] [--pairs N] [--clean N] [--iterations N] [--faults a,b,…] [--seed S]
@@ -231,9 +237,10 @@ public final class AttributionScoring {
    * @param firstNs when its first iteration started on the simulated clock
    * @param jobNs the job's time on the simulated clock: from its first device operation's launch to the end of its last
    * @param ranked the hypotheses' causes, best first
+   * @param side the run as a differential comparison reads it
    */
   public record Run(String faults, long seed, long firstNs, long jobNs, List<Cause> ranked,
-      List<Hypothesis> hypotheses) {
+      List<Hypothesis> hypotheses, Differential.Side side) {
     public int rank(Cause c) {
       int i = ranked.indexOf(c);
       return i < 0 ? Integer.MAX_VALUE : i + 1;
@@ -260,7 +267,7 @@ public final class AttributionScoring {
     }
     Analysis.Result a = Analysis.analyze(meta[0], records, Ceilings.forTrace(meta[0], null).spec());
     return new Run(faults, seed, first, a.spanNs(), a.hypotheses().stream().map(Hypothesis::cause).toList(),
-        a.hypotheses());
+        a.hypotheses(), Differential.Side.of(a));
   }
 
   /** Runs use one of a few generated datasets, so that seeds differ in their input as well as in the device noise. */
@@ -309,10 +316,12 @@ public final class AttributionScoring {
    *
    * @param inert runs whose slowdown (same seed, with vs without the fault) was below the inert threshold
    * @param top1 top-1 hits among the other runs; {@code top2} likewise
+   * @param diffTop1 top-1 hits of the differential ranking (against the seed's fault-free run); {@code diffTop2}
+   *     likewise
    * @param slowdown median slowdown over all runs; {@code minSlowdown}, {@code maxSlowdown} its range
    */
-  public record FaultScore(String fault, Cause cause, int runs, int inert, int top1, int top2, double slowdown,
-      double minSlowdown, double maxSlowdown, Map<Cause, Integer> topCauses) {
+  public record FaultScore(String fault, Cause cause, int runs, int inert, int top1, int top2, int diffTop1,
+      int diffTop2, double slowdown, double minSlowdown, double maxSlowdown, Map<Cause, Integer> topCauses) {
     public int scored() {
       return runs - inert;
     }
@@ -329,12 +338,19 @@ public final class AttributionScoring {
    * @param skipped pairs not run because both faults were inert for the workload alone on every seed
    */
   public record PairScore(int pairs, int skipped, int runs, int scored, int top1, int top2, int bothTop2,
-      List<String> worst) {}
+      int diffTop1, int diffTop2, List<String> worst) {}
 
-  /** What the scoring found. */
+  /**
+   * What the scoring found.
+   *
+   * @param cleanCompared fault-free runs compared with the previous fault-free seed's run; {@code diffFalseAlarms} of
+   *     them had a device cause new or grown, {@code diffAlarmCauses} which; {@code diffAny} of them had any cause new
+   *     or grown, {@code diffCauses} which
+   */
   public record Report(Options options, List<FaultScore> faults, PairScore pairs, int cleanRuns,
       int falseAlarms, Map<Cause, Integer> falseAlarmCauses, int cleanAny, Map<Cause, Integer> cleanCauses,
-      int runs, double seconds, double cleanSpanMs) {
+      int cleanCompared, int diffFalseAlarms, Map<Cause, Integer> diffAlarmCauses, int diffAny,
+      Map<Cause, Integer> diffCauses, int runs, double seconds, double cleanSpanMs) {
     public int scoredRuns() {
       return faults.stream().mapToInt(FaultScore::scored).sum();
     }
@@ -352,14 +368,24 @@ public final class AttributionScoring {
     return of == 0 ? Double.NaN : (double) n / of;
   }
 
-  /** The fault-free run of a seed: the reference for slowdowns and onsets. */
-  private record Reference(long firstNs, long jobNs) {}
+  /** The fault-free run of a seed: the reference for slowdowns and onsets, and the differential's baseline. */
+  private record Reference(long firstNs, long jobNs, Differential.Side side) {}
 
   private static Reference reference(Options o, Path data, long seed, Map<Long, Reference> cache) {
     return cache.computeIfAbsent(seed, s -> {
       Run r = run(o, data, "", s);
-      return new Reference(r.firstNs(), r.jobNs());
+      return new Reference(r.firstNs(), r.jobNs(), r.side());
     });
+  }
+
+  /** The causes new or grown in {@code r} against the fault-free run of its seed, ranked. */
+  static List<Cause> changed(Differential.Side baseline, Run r) {
+    return Differential.compare(baseline, r.side()).ranked().stream().map(Differential.Change::cause).toList();
+  }
+
+  private static int rank(List<Cause> ranked, Cause c) {
+    int i = ranked.indexOf(c);
+    return i < 0 ? Integer.MAX_VALUE : i + 1;
   }
 
   /** Runs every case and scores it; {@code progress} gets one line per fault or pair. */
@@ -381,6 +407,8 @@ public final class AttributionScoring {
       Cause c = CAUSE_OF_FAULT.get(f);
       int top1 = 0;
       int top2 = 0;
+      int d1 = 0;
+      int d2 = 0;
       int inert = 0;
       double[] slow = new double[o.alone()];
       Map<Cause, Integer> tops = new LinkedHashMap<>();
@@ -399,14 +427,23 @@ public final class AttributionScoring {
           progress.printf(Locale.ROOT, "  miss: %s seed %d (slowdown %+.1f%%) ranked %s%n", r.faults(), seed,
               slow[i] * 100, r.ranked());
         }
+        List<Cause> changed = changed(refs.get(seed).side(), r);
+        int dRank = rank(changed, c);
+        d1 += dRank == 1 ? 1 : 0;
+        d2 += dRank <= 2 ? 1 : 0;
+        if (dRank > 1 && progress != null) {
+          progress.printf(Locale.ROOT, "  differential miss: %s seed %d (slowdown %+.1f%%) changed %s%n", r.faults(),
+              seed, slow[i] * 100, changed);
+        }
         tops.merge(r.ranked().isEmpty() ? null : r.ranked().getFirst(), 1, Integer::sum);
       }
-      FaultScore fs = new FaultScore(f, c, o.alone(), inert, top1, top2, median(slow),
+      FaultScore fs = new FaultScore(f, c, o.alone(), inert, top1, top2, d1, d2, median(slow),
           Arrays.stream(slow).min().orElse(0), Arrays.stream(slow).max().orElse(0), tops);
       scores.add(fs);
       if (progress != null) {
-        progress.printf(Locale.ROOT, "%-20s top-1 %d/%d top-2 %d/%d inert %d, slowdown %+.1f%% [%+.1f%%, %+.1f%%] "
-            + "best %s%n", f, top1, fs.scored(), top2, fs.scored(), inert, fs.slowdown() * 100,
+        progress.printf(Locale.ROOT, "%-20s top-1 %d/%d top-2 %d/%d differential %d/%d %d/%d inert %d, slowdown"
+            + " %+.1f%% [%+.1f%%, %+.1f%%] best %s%n", f, top1, fs.scored(), top2, fs.scored(), d1, fs.scored(), d2,
+            fs.scored(), inert, fs.slowdown() * 100,
             fs.minSlowdown() * 100, fs.maxSlowdown() * 100, tops);
       }
     }
@@ -415,6 +452,8 @@ public final class AttributionScoring {
     int p1 = 0;
     int p2 = 0;
     int both2 = 0;
+    int pd1 = 0;
+    int pd2 = 0;
     int nPairs = 0;
     int skipped = 0;
     Map<String, Integer> misses = new LinkedHashMap<>();
@@ -469,6 +508,15 @@ public final class AttributionScoring {
             p1 += h1 ? 1 : 0;
             p2 += h2 ? 1 : 0;
             both2 += worst <= 2 ? 1 : 0;
+            List<Cause> changed = changed(ref.side(), r);
+            boolean d1 = !changed.isEmpty() && named.contains(changed.getFirst());
+            boolean d2 = injected.stream().mapToInt(x -> rank(changed, x)).max().orElseThrow() <= 3;
+            pd1 += d1 ? 1 : 0;
+            pd2 += d2 ? 1 : 0;
+            if ((!d1 || !d2) && progress != null) {
+              progress.printf(Locale.ROOT, "  differential miss: %s seed %d, scored on %s, changed %s%n", r.faults(),
+                  seed, injected, changed);
+            }
             if (!h1 || !h2) {
               misses.merge(a + "+" + b, 1, Integer::sum);
               if (progress != null) {
@@ -485,14 +533,35 @@ public final class AttributionScoring {
     }
     List<String> worst = misses.entrySet().stream().sorted((x, y) -> y.getValue() - x.getValue()).limit(10)
         .map(e -> e.getKey() + " (" + e.getValue() + ")").toList();
-    PairScore ps = new PairScore(nPairs, skipped, pairRuns, scored, p1, p2, both2, worst);
+    PairScore ps = new PairScore(nPairs, skipped, pairRuns, scored, p1, p2, both2, pd1, pd2, worst);
     int alarms = 0;
     int any = 0;
     Map<Cause, Integer> alarmCauses = new LinkedHashMap<>();
     Map<Cause, Integer> cleanCauses = new LinkedHashMap<>();
+    int compared = 0;
+    int diffAlarms = 0;
+    Map<Cause, Integer> diffAlarmCauses = new LinkedHashMap<>();
+    int diffAny = 0;
+    Map<Cause, Integer> diffCauses = new LinkedHashMap<>();
+    Run previous = null;
     for (int s = 0; s < o.clean(); s++) {
       Run r = run(o, data, "", o.firstSeed() + 5000 + s);
       runs[0]++;
+      if (previous != null) {
+        compared++;
+        boolean alarm = false;
+        List<Cause> changed = changed(previous.side(), r);
+        diffAny += changed.isEmpty() ? 0 : 1;
+        for (Cause c : changed) {
+          diffCauses.merge(c, 1, Integer::sum);
+          if (DEVICE_CAUSES.contains(c)) {
+            alarm = true;
+            diffAlarmCauses.merge(c, 1, Integer::sum);
+          }
+        }
+        diffAlarms += alarm ? 1 : 0;
+      }
+      previous = r;
       boolean alarm = false;
       for (Cause c : r.ranked()) {
         cleanCauses.merge(c, 1, Integer::sum);
@@ -505,7 +574,8 @@ public final class AttributionScoring {
       any += r.ranked().isEmpty() ? 0 : 1;
     }
     double[] spans = refs.values().stream().mapToDouble(x -> x.jobNs() / 1e6).toArray();
-    return new Report(o, scores, ps, o.clean(), alarms, alarmCauses, any, cleanCauses, runs[0] + refs.size(),
+    return new Report(o, scores, ps, o.clean(), alarms, alarmCauses, any, cleanCauses, compared, diffAlarms,
+        diffAlarmCauses, diffAny, diffCauses, runs[0] + refs.size(),
         (System.nanoTime() - wall0) / 1e9, median(spans));
   }
 
@@ -518,9 +588,9 @@ public final class AttributionScoring {
   /** The report as a markdown table. */
   public static String markdown(Report r) {
     StringBuilder b = new StringBuilder();
-    b.append("| fault | expected cause | severity drawn | runs | inert runs | top-1 | top-2 | slowdown median [range] |"
-        + " ranked first (non-inert runs) |\n");
-    b.append("|---|---|---|---|---|---|---|---|---|\n");
+    b.append("| fault | expected cause | severity drawn | runs | inert runs | top-1 | top-2 | differential top-1 |"
+        + " differential top-2 | slowdown median [range] | ranked first (non-inert runs) |\n");
+    b.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (FaultScore f : r.faults()) {
       String best = f.topCauses().entrySet().stream().sorted((x, y) -> y.getValue() - x.getValue())
           .map(e -> (e.getKey() == null ? "nothing" : e.getKey().name()) + " " + e.getValue())
@@ -529,29 +599,37 @@ public final class AttributionScoring {
       String drawn = !r.options().vary() ? "default" : range == null ? "—"
           : PARAMS.get(f.fault()) + " " + fmt(range[1]) + "–" + fmt(range[2]);
       boolean inert = f.inertForWorkload();
-      b.append(String.format(Locale.ROOT, "| %s | %s | %s | %d | %d | %s | %s | %+.1f%% [%+.1f%%, %+.1f%%] | %s |%n",
-          f.fault(), f.cause().name(), drawn, f.runs(), f.inert(),
+      b.append(String.format(Locale.ROOT, "| %s | %s | %s | %d | %d | %s | %s | %s | %s | %+.1f%% [%+.1f%%, %+.1f%%] |"
+          + " %s |%n", f.fault(), f.cause().name(), drawn, f.runs(), f.inert(),
           inert ? "inert for " + r.options().job().name() : pct(f.top1(), f.scored()),
-          inert ? "inert" : pct(f.top2(), f.scored()),
+          inert ? "inert" : pct(f.top2(), f.scored()), inert ? "inert" : pct(f.diffTop1(), f.scored()),
+          inert ? "inert" : pct(f.diffTop2(), f.scored()),
           f.slowdown() * 100, f.minSlowdown() * 100, f.maxSlowdown() * 100, inert ? "—" : best));
     }
     b.append(String.format(Locale.ROOT, "| **every fault alone** (inert runs left out) | | | %d | %d | **%s** | **%s** |"
-        + " | |%n", r.faults().stream().mapToInt(FaultScore::runs).sum(),
+        + " **%s** | **%s** | | |%n", r.faults().stream().mapToInt(FaultScore::runs).sum(),
         r.faults().stream().mapToInt(FaultScore::inert).sum(),
         pct(r.faults().stream().mapToInt(FaultScore::top1).sum(), r.scoredRuns()),
-        pct(r.faults().stream().mapToInt(FaultScore::top2).sum(), r.scoredRuns())));
+        pct(r.faults().stream().mapToInt(FaultScore::top2).sum(), r.scoredRuns()),
+        pct(r.faults().stream().mapToInt(FaultScore::diffTop1).sum(), r.scoredRuns()),
+        pct(r.faults().stream().mapToInt(FaultScore::diffTop2).sum(), r.scoredRuns())));
     PairScore p = r.pairs();
     if (p.runs() > 0) {
       b.append(String.format(Locale.ROOT, "| **every pair** (%d pairs × %d seeds; %d pairs of two faults inert alone"
-          + " not run) | | | %d | %d | **%s** | **%s** | both in top 2: %s | misses: %s |%n", p.pairs(),
-          r.options().pairs(), p.skipped(), p.runs(), p.runs() - p.scored(),
-          pct(p.top1(), p.scored()), pct(p.top2(), p.scored()), pct(p.bothTop2(), p.scored()),
+          + " not run) | | | %d | %d | **%s** | **%s** | **%s** | **%s** | both in top 2: %s | misses: %s |%n",
+          p.pairs(), r.options().pairs(), p.skipped(), p.runs(), p.runs() - p.scored(),
+          pct(p.top1(), p.scored()), pct(p.top2(), p.scored()), pct(p.diffTop1(), p.scored()),
+          pct(p.diffTop2(), p.scored()), pct(p.bothTop2(), p.scored()),
           p.worst().isEmpty() ? "none" : String.join(", ", p.worst())));
     }
-    b.append(String.format(Locale.ROOT, "| **fault-free** | | | %d | | false alarms **%s** | | | device causes named: %s;"
-        + " any hypothesis: %d run(s)%s |%n", r.cleanRuns(), pct(r.falseAlarms(), r.cleanRuns()),
+    b.append(String.format(Locale.ROOT, "| **fault-free** | | | %d | | false alarms **%s** | | false alarms **%s**"
+        + " (against the previous seed) | | | device causes named: %s; any hypothesis: %d run(s)%s; device causes"
+        + " new or grown: %s; any cause new or grown: %d run(s)%s |%n", r.cleanRuns(),
+        pct(r.falseAlarms(), r.cleanRuns()), pct(r.diffFalseAlarms(), r.cleanCompared()),
         r.falseAlarmCauses().isEmpty() ? "none" : r.falseAlarmCauses().toString(), r.cleanAny(),
-        r.cleanCauses().isEmpty() ? "" : " " + r.cleanCauses()));
+        r.cleanCauses().isEmpty() ? "" : " " + r.cleanCauses(),
+        r.diffAlarmCauses().isEmpty() ? "none" : r.diffAlarmCauses().toString(), r.diffAny(),
+        r.diffCauses().isEmpty() ? "" : " " + r.diffCauses()));
     return b.toString();
   }
 
@@ -573,7 +651,19 @@ public final class AttributionScoring {
     int p2 = 0;
     int clean = 0;
     int alarms = 0;
+    int d1 = 0;
+    int d2 = 0;
+    int pd1 = 0;
+    int pd2 = 0;
+    int compared = 0;
+    int dAlarms = 0;
     for (Report r : reports) {
+      d1 += r.faults().stream().mapToInt(FaultScore::diffTop1).sum();
+      d2 += r.faults().stream().mapToInt(FaultScore::diffTop2).sum();
+      pd1 += r.pairs().diffTop1();
+      pd2 += r.pairs().diffTop2();
+      compared += r.cleanCompared();
+      dAlarms += r.diffFalseAlarms();
       scored += r.scoredRuns();
       t1 += r.faults().stream().mapToInt(FaultScore::top1).sum();
       t2 += r.faults().stream().mapToInt(FaultScore::top2).sum();
@@ -584,8 +674,11 @@ public final class AttributionScoring {
       alarms += r.falseAlarms();
     }
     return String.format(Locale.ROOT, "overall (%s): alone top-1 %s, top-2 %s; pairs top-1 %s, top-2 %s; fault-free"
-        + " false alarms %s%n", String.join(", ", reports.stream().map(r -> r.options().job().name()).toList()),
-        pct(t1, scored), pct(t2, scored), pct(p1, ps), pct(p2, ps), pct(alarms, clean));
+        + " false alarms %s%ndifferential (%s): alone top-1 %s, top-2 %s; pairs top-1 %s, top-2 %s; fault-free false"
+        + " alarms %s%n", String.join(", ", reports.stream().map(r -> r.options().job().name()).toList()),
+        pct(t1, scored), pct(t2, scored), pct(p1, ps), pct(p2, ps), pct(alarms, clean),
+        String.join(", ", reports.stream().map(r -> r.options().job().name()).toList()), pct(d1, scored),
+        pct(d2, scored), pct(pd1, ps), pct(pd2, ps), pct(dAlarms, compared));
   }
 
   /**

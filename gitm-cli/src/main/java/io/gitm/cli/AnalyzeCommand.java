@@ -2,6 +2,7 @@ package io.gitm.cli;
 
 import io.gitm.optimizer.Analysis;
 import io.gitm.optimizer.Ceilings;
+import io.gitm.optimizer.attribution.Differential;
 import io.gitm.optimizer.attribution.Evidence;
 import io.gitm.optimizer.attribution.Hypothesis;
 import io.gitm.optimizer.monitor.Monitor;
@@ -49,6 +50,10 @@ final class AnalyzeCommand implements Callable<Integer> {
       + " invariant is judged with them.")
   Path ncu;
 
+  @Option(names = "--baseline", paramLabel = "RUN|TRACE", description = "A run of the same job to compare with (same"
+      + " kinds as RUN|TRACE): after the analysis, the causes ranked by the lost time this run added against it.")
+  String baseline;
+
   @Option(names = "--json", description = "Print the analysis as JSON.")
   boolean json;
 
@@ -65,7 +70,50 @@ final class AnalyzeCommand implements Callable<Integer> {
     if (top < 0) {
       throw new CommandLine.ParameterException(cl, "--top must be 0 or more, got " + top);
     }
-    Path trace = resolve(cl);
+    Path trace = resolve(cl, target, "");
+    Path before = baseline == null ? null : resolve(cl, baseline, "--baseline: ");
+    if (nodes && !json) {
+      throw new CommandLine.ParameterException(cl, "--nodes needs --json");
+    }
+    Loaded run = load(cl, trace, ncu, "");
+    Analysis.Result a = run.analysis();
+    Ceilings.Choice ceilings = run.ceilings();
+    Differential.Result diff = null;
+    if (before != null) {
+      Analysis.Result b = load(cl, before, null, "--baseline: ").analysis();
+      try {
+        diff = Differential.compare(b, a);
+      } catch (IllegalArgumentException e) {
+        throw new CliFailure("--baseline: " + before + ": " + e.getMessage(), e);
+      }
+    }
+    PrintWriter out = cl.getOut();
+    if (json) {
+      Map<String, Object> m = asMap(trace, a, ceilings);
+      if (nodes) {
+        m.put("graphNodes", nodes(a));
+      }
+      if (diff != null) {
+        m.put("differential", differential(before, diff));
+      }
+      out.println(Json.write(m));
+    } else {
+      print(out, trace, a, ceilings);
+      if (diff != null) {
+        print(out, before, diff);
+      }
+    }
+    return Main.OK;
+  }
+
+  /** An analyzed trace and the ceilings it was judged against. */
+  private record Loaded(Analysis.Result analysis, Ceilings.Choice ceilings) {}
+
+  /**
+   * Reads {@code trace} (a .gtrace or a Kineto JSON trace), attaches {@code ncuCsv}'s bytes when given, and analyzes
+   * it with the ceilings of its device; {@code what} prefixes the messages of a trace that cannot be read.
+   */
+  private Loaded load(CommandLine cl, Path trace, Path ncuCsv, String what) throws IOException {
     List<TraceRecord> records = new ArrayList<>();
     TraceMeta meta;
     Path tmp = null;
@@ -83,9 +131,10 @@ final class AnalyzeCommand implements Callable<Integer> {
         r.read(records::add);
       }
     } catch (IOException e) {
-      throw TraceFiles.failure(trace, null, e);
+      CliFailure f = TraceFiles.failure(trace, null, e);
+      throw what.isEmpty() ? f : new CliFailure(what + f.getMessage(), e);
     } catch (IllegalArgumentException e) {
-      throw new CliFailure(trace + ": " + e.getMessage(), e);
+      throw new CliFailure(what + trace + ": " + e.getMessage(), e);
     } finally {
       if (tmp != null) {
         Files.deleteIfExists(tmp);
@@ -101,13 +150,13 @@ final class AnalyzeCommand implements Callable<Integer> {
         calibrated = null;
       }
     }
-    if (ncu != null) {
-      if (!Files.isRegularFile(ncu)) {
-        throw new CommandLine.ParameterException(cl, "--ncu " + ncu + ": no such file");
+    if (ncuCsv != null) {
+      if (!Files.isRegularFile(ncuCsv)) {
+        throw new CommandLine.ParameterException(cl, "--ncu " + ncuCsv + ": no such file");
       }
       io.gitm.tracer.NcuTraffic.Attached traffic;
       try {
-        traffic = io.gitm.tracer.NcuTraffic.attach(records, io.gitm.tracer.NcuTraffic.read(ncu));
+        traffic = io.gitm.tracer.NcuTraffic.attach(records, io.gitm.tracer.NcuTraffic.read(ncuCsv));
       } catch (io.gitm.tracer.NcuFormatException e) {
         throw new CliFailure(e.getMessage(), e);
       }
@@ -118,42 +167,30 @@ final class AnalyzeCommand implements Callable<Integer> {
       notes = all;
     }
     Ceilings.Choice ceilings = Ceilings.forTrace(meta, calibrated);
-    Analysis.Result a = Analysis.analyze(meta, records, ceilings.spec(), notes);
-    PrintWriter out = cl.getOut();
-    if (nodes && !json) {
-      throw new CommandLine.ParameterException(cl, "--nodes needs --json");
-    }
-    if (json) {
-      Map<String, Object> m = asMap(trace, a, ceilings);
-      if (nodes) {
-        m.put("graphNodes", nodes(a));
-      }
-      out.println(Json.write(m));
-    } else {
-      print(out, trace, a, ceilings);
-    }
-    return Main.OK;
+    return new Loaded(Analysis.analyze(meta, records, ceilings.spec(), notes), ceilings);
   }
 
-  private Path resolve(CommandLine cl) {
-    Path p = Path.of(target);
+  /** The trace of {@code name}: a run folder, a trace file or a run id in the store; {@code what} prefixes errors. */
+  private Path resolve(CommandLine cl, String name, String what) {
+    Path p = Path.of(name);
     if (Files.isDirectory(p)) {
       Path t = p.resolve("trace.gtrace");
       if (!Files.isRegularFile(t)) {
-        throw new CommandLine.ParameterException(cl, "the folder " + p + " holds no trace.gtrace (is it a run folder?)");
+        throw new CommandLine.ParameterException(cl, what + "the folder " + p + " holds no trace.gtrace (is it a run"
+            + " folder?)");
       }
       return t;
     }
     if (Files.isRegularFile(p)) {
       return p;
     }
-    if (!target.contains("/") && !target.contains(java.io.File.separator)) {
-      Path run = storeOptions.root(cl).resolve("runs").resolve(target).resolve("trace.gtrace");
+    if (!name.contains("/") && !name.contains(java.io.File.separator)) {
+      Path run = storeOptions.root(cl).resolve("runs").resolve(name).resolve("trace.gtrace");
       if (Files.isRegularFile(run)) {
         return run;
       }
     }
-    throw new CommandLine.ParameterException(cl, "no such run or trace: " + target);
+    throw new CommandLine.ParameterException(cl, what + "no such run or trace: " + name);
   }
 
   static Map<String, Object> asMap(Path trace, Analysis.Result a, Ceilings.Choice c) {
@@ -189,6 +226,38 @@ final class AnalyzeCommand implements Callable<Integer> {
     }
     m.put("hypotheses", hs);
     m.put("facts", new java.util.TreeMap<>(a.facts()));
+    return m;
+  }
+
+  /** The comparison with the baseline, as {@code --json} prints it under {@code differential}. */
+  static Map<String, Object> differential(Path baseline, Differential.Result d) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("baseline", baseline.toString());
+    m.put("unit", d.unit().name());
+    m.put("baselineUnits", d.baselineUnits());
+    m.put("runUnits", d.runUnits());
+    m.put("baselineTimePerUnitNs", d.baselineTimePerUnit());
+    m.put("runTimePerUnitNs", d.runTimePerUnit());
+    m.put("timeChange", d.timeChange());
+    m.put("addedByChanges", d.addedByChanges());
+    m.put("notes", d.notes());
+    List<Map<String, Object>> cs = new ArrayList<>();
+    for (Differential.Change c : d.changes()) {
+      Map<String, Object> x = new LinkedHashMap<>();
+      x.put("cause", c.cause().name());
+      x.put("label", c.cause().label());
+      x.put("status", c.status().name());
+      x.put("baselineLost", c.baselineLost());
+      x.put("runLost", c.runLost());
+      x.put("added", c.added());
+      x.put("addedLow", c.addedLow());
+      x.put("addedHigh", c.addedHigh());
+      x.put("addedShare", c.addedShare());
+      x.put("confidence", c.confidence());
+      x.put("score", c.score());
+      cs.add(x);
+    }
+    m.put("changes", cs);
     return m;
   }
 
@@ -313,6 +382,41 @@ final class AnalyzeCommand implements Callable<Integer> {
       for (Evidence e : h.evidence()) {
         out.println("       - " + e.summary());
       }
+    }
+    out.flush();
+  }
+
+  /** A lost time per the comparison's unit: µs per iteration or kernel, or a share of the span. */
+  private static String lost(Differential.Unit u, double v, boolean sign) {
+    return u == Differential.Unit.SPAN ? String.format(Locale.ROOT, sign ? "%+.2f%%" : "%.2f%%", v * 100)
+        : String.format(Locale.ROOT, sign ? "%+.2f µs" : "%.2f µs", v / 1e3);
+  }
+
+  private static void print(PrintWriter out, Path baseline, Differential.Result d) {
+    Differential.Unit u = d.unit();
+    String per = u == Differential.Unit.SPAN ? " of the span" : " per " + u.label();
+    out.println();
+    out.println("differential against " + baseline);
+    out.printf(Locale.ROOT, "  time %s: %.3f ms in the baseline, %.3f ms in this run (%+.1f%%)%n",
+        u == Differential.Unit.SPAN ? "of the span" : "per " + u.label(), d.baselineTimePerUnit() / 1e6,
+        d.runTimePerUnit() / 1e6, d.timeChange() * 100);
+    for (String n : d.notes()) {
+      out.println("  note " + n);
+    }
+    List<Differential.Change> ranked = d.ranked();
+    out.printf(Locale.ROOT, "changes (%d new or grown, ranked by added lost time × confidence; together they add"
+        + " %+.1f%% of the baseline's time%s, which changed %+.1f%%)%n", ranked.size(), d.addedByChanges() * 100, per,
+        d.timeChange() * 100);
+    if (ranked.isEmpty()) {
+      out.println("  none: no cause is new or grew significantly");
+    }
+    int i = 1;
+    for (Differential.Change c : d.changes()) {
+      String head = c.changed() ? String.format(Locale.ROOT, "  %d. ", i++) : "  -  ";
+      out.printf(Locale.ROOT, "%s%-28s %-8s %s%s [%s, %s]: %s → %s; %+.1f%% of the baseline's time, confidence"
+          + " %.2f%n", head, c.cause().label(), c.status().name(), lost(u, c.added(), true), per,
+          lost(u, c.addedLow(), true), lost(u, c.addedHigh(), true), lost(u, c.baselineLost(), false),
+          lost(u, c.runLost(), false), c.addedShare() * 100, c.confidence());
     }
     out.flush();
   }

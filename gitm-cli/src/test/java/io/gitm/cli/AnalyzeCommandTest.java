@@ -226,4 +226,80 @@ class AnalyzeCommandTest {
     assertThat(bad.code()).isEqualTo(1);
     assertThat(bad.errorLine()).contains("no ncu --csv header");
   }
+
+  /** Ten launches of a 100 µs kernel every {@code period} µs on stream 7, each kernel 2 µs after its launch. */
+  private static List<String> every(double period, String name) {
+    List<String> e = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      e.add(launch(i + 1, i * period));
+      e.add(kernel(name, 7, i + 1, i * period + 2, 100.0));
+    }
+    return e;
+  }
+
+  @Test
+  void aBaselineOfTheSameJobRanksWhatTheRunAddedAfterTheAnalysisAndInJson() throws Exception {
+    // back to back in the baseline; in the run the host launches every 200 µs, so the device idles 100 µs a kernel
+    Path base = kineto("base.json", List.of(0), every(102.0, K));
+    Path slow = kineto("slow.json", List.of(0), every(200.0, K));
+    CliResult text = analyze(slow, "--baseline", base.toString());
+    assertThat(text.code()).as(text.err()).isZero();
+    String out = text.out();
+    assertThat(out.indexOf("differential against " + base)).isGreaterThan(out.indexOf("hypotheses ("));
+    assertThat(out).contains("note lost time per kernel executed (baseline 10 kernels, run 10; neither trace marks"
+        + " iterations)").containsPattern("changes \\(1 new or grown").containsPattern(
+            "  1\\. launch-bound host +NEW +\\+[0-9.]+ µs per kernel");
+    noStackTrace(text);
+    CliResult json = analyze(slow, "--baseline", base.toString(), "--json");
+    assertThat(json.code()).as(json.err()).isZero();
+    JsonNode d = Json.MAPPER.readTree(json.out()).get("differential");
+    assertThat(d.get("baseline").asString()).isEqualTo(base.toString());
+    assertThat(d.get("unit").asString()).isEqualTo("KERNEL");
+    assertThat(d.get("timeChange").asDouble()).isPositive();
+    JsonNode first = d.get("changes").get(0);
+    assertThat(first.get("cause").asString()).isEqualTo("LAUNCH_BOUND_HOST");
+    assertThat(first.get("status").asString()).isEqualTo("NEW");
+    assertThat(first.get("addedLow").asDouble()).isPositive();
+    assertThat(d.get("addedByChanges").asDouble()).isEqualTo(first.get("addedShare").asDouble());
+    CliResult without = analyze(slow, "--json");
+    assertThat(Json.MAPPER.readTree(without.out()).has("differential")).isFalse();
+  }
+
+  @Test
+  void aBaselineThatCannotBeFoundOrReadFailsWithOneLine() throws Exception {
+    Path run = kineto("run.json", List.of(0), healthy());
+    CliResult missing = analyze(run, "--baseline", dir.resolve("nope.gtrace").toString());
+    assertThat(missing.code()).isEqualTo(2);
+    assertThat(missing.errorLine()).isEqualTo("gitm: --baseline: no such run or trace: "
+        + dir.resolve("nope.gtrace"));
+    Path cut = kineto("cut.json", List.of(0), healthy());
+    String whole = Files.readString(cut);
+    Files.writeString(cut, whole.substring(0, whole.length() / 2));
+    CliResult truncated = analyze(run, "--baseline", cut.toString());
+    assertThat(truncated.code()).isEqualTo(Main.FAILURE);
+    assertThat(truncated.out()).isEmpty();
+    assertThat(truncated.err().lines().toList()).hasSize(1);
+    assertThat(truncated.errorLine()).startsWith("gitm: error: --baseline: " + cut + ": ");
+    noStackTrace(missing);
+    noStackTrace(truncated);
+    CliResult empty = analyze(run, "--baseline", kineto("none.json", List.of(0), List.of(launch(1, 0.0))).toString());
+    assertThat(empty.code()).isEqualTo(Main.FAILURE);
+    assertThat(empty.err().lines().toList()).hasSize(1);
+    assertThat(empty.errorLine()).startsWith("gitm: error: --baseline: ")
+        .endsWith("none.json: the baseline has no device operation: nothing to compare");
+    noStackTrace(empty);
+  }
+
+  @Test
+  void aBaselineOfAnotherJobIsRefusedWithOneLine() throws Exception {
+    Path run = kineto("run.json", List.of(0), healthy());
+    Path other = kineto("other.json", List.of(0), every(110.0, "lob_book"));
+    CliResult r = analyze(run, "--baseline", other.toString(), "--json");
+    assertThat(r.code()).isEqualTo(Main.FAILURE);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.err().lines().toList()).hasSize(1);
+    assertThat(r.errorLine()).isEqualTo("gitm: error: --baseline: " + other + ": the runs share no kernel name"
+        + " (baseline: 'lob_book'; run: '" + K + "'): not the same job, nothing to compare");
+    noStackTrace(r);
+  }
 }
