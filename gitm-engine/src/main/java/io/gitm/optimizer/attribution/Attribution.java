@@ -125,13 +125,15 @@ public final class Attribution {
     }
     Input in = new Input(trace, graph, monitor, hw, from, to, Host.of(trace), graph.launchOrder());
     Map<Cause, Lost> lost = new EnumMap<>(Cause.class);
-    idle(in, lost);
+    Queued.Waits queued = Queued.measure(in);
+    idle(in, queued.charged(), lost);
     syncs(in, lost);
     pageable(in, lost);
     serialization(in, lost);
     Clock clock = Clock.of(in);
     clocks(in, clock, lost);
     kernels(in, clock, lost);
+    Queued.charge(in, queued, lost);
     hostLink(in, lost);
     GrangerMatrix.addTo(in, clock, lost);
     Conditions.estimate(in, clock, lost);
@@ -442,8 +444,10 @@ public final class Attribution {
    * allocations, copies to issue, event records: the pipeline refilling) are the last such call's cost; the rest of
    * the gap (the host's own code, launches) goes to the launch-bound host when the gap is longer than
    * {@link #LAUNCH_GAP_LATENCIES} launch latencies. Synchronizations are charged here and judged by {@link #syncs}.
+   * {@code queued[i]}, the part of the gap before node i that the job's ready work waited behind another context
+   * ({@link Queued}), is taken out of the gap first: that time is not the host's.
    */
-  static void idle(Input in, Map<Cause, Lost> out) {
+  static void idle(Input in, double[] queued, Map<Cause, Lost> out) {
     Host h = in.host();
     List<Graph.Node> nodes = in.graph().nodes();
     boolean[] drained = drained(in);
@@ -460,11 +464,12 @@ public final class Attribution {
     double launchNs = 0;
     double allocNs = 0;
     double pageableNs = 0;
-    for (Graph.Node n : nodes) {
+    for (int ni = 0; ni < nodes.size(); ni++) {
+      Graph.Node n = nodes.get(ni);
       long g1 = n.startNs();
       if (curEnd != Long.MIN_VALUE && g1 > curEnd) {
         long g0 = curEnd;
-        double len = (g1 - g0) - h.overhead(g0, g1);
+        double len = (g1 - g0) - h.overhead(g0, g1) - queued[ni];
         if (len > 0) {
           while (j < h.calls && h.end[j] < g0 - TOUCH_NS) {
             if (drained[j] && (lastDrain < 0 || h.end[j] >= h.end[lastDrain])) {
