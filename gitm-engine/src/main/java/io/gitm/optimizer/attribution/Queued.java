@@ -54,7 +54,9 @@ final class Queued {
     Map<Integer, Conditions.Tenants> tenants = Conditions.Tenants.of(in.trace());
     boolean seen = !tenants.isEmpty();
     double[] charged = new double[nodes.size()];
-    Map<Long, Long> streamEnd = new java.util.HashMap<>();
+    long[] streamKey = new long[8];
+    long[] streamEnd = new long[8];
+    int streams = 0;
     double chargedNs = 0;
     long chargedGaps = 0;
     double unexplained = 0;
@@ -63,7 +65,20 @@ final class Queued {
     for (int i = 0; i < nodes.size(); i++) {
       Graph.Node n = nodes.get(i);
       long key = ((long) n.device() << 32) ^ (n.stream() & 0xffffffffL);
-      Long before = streamEnd.put(key, Math.max(n.endNs(), streamEnd.getOrDefault(key, Long.MIN_VALUE)));
+      int si = 0;
+      while (si < streams && streamKey[si] != key) {
+        si++;
+      }
+      if (si == streams) {
+        if (streams == streamKey.length) {
+          streamKey = Arrays.copyOf(streamKey, streams * 2);
+          streamEnd = Arrays.copyOf(streamEnd, streams * 2);
+        }
+        streamKey[streams] = key;
+        streamEnd[streams++] = Long.MIN_VALUE;
+      }
+      long before = streamEnd[si];
+      streamEnd[si] = Math.max(before, n.endNs());
       long g0 = curEnd;
       curEnd = Math.max(curEnd, n.endNs());
       if (g0 == Long.MIN_VALUE || n.startNs() <= g0 || n.kind() == Graph.Kind.COPY) {
@@ -73,7 +88,7 @@ final class Queued {
       if (issued == Long.MIN_VALUE) {
         continue;
       }
-      long ready = Math.max(issued, before == null ? Long.MIN_VALUE : before);
+      long ready = Math.max(issued, before);
       double waited = n.startNs() - Math.max(g0, ready) - h.overhead(Math.max(g0, ready), n.startNs());
       double queued = waited - allowance;
       if (queued <= 0) {
