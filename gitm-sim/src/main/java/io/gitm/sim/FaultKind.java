@@ -29,6 +29,11 @@ enum FaultKind {
   UNCOALESCED("uncoalesced", "factor", 4),
   /** Another tenant holds {@code sms} multiprocessors (0 = half of them). */
   NOISY_NEIGHBOUR("noisy-neighbour", "sms", 0),
+  /**
+   * Another context time-slices the device (no MPS): from the onset the job's work runs for {@code jobSliceUs}, then
+   * the other context's for {@code sliceUs}, and so on; kernels are paused across the other's slices.
+   */
+  TIME_SLICING("time-slicing", "sliceUs", 1500, "jobSliceUs", 1500),
   /** Every {@code every}-th launch is followed by a synchronous host call that waits for the device. */
   SYNC_STALL("sync-stall", "every", 10),
   /** Host link trained at {@code factor} of its rate (e.g. x16 to x8 = 0.5). */

@@ -54,6 +54,10 @@ final class FaultParser {
       }
       parts.add(new Partial(kind, onset, raw));
     }
+    if (parts.stream().filter(p -> p.kind() == FaultKind.TIME_SLICING).count() > 1) {
+      throw new IllegalArgumentException("fault spec '" + spec + "' has 'time-slicing' twice: the device has one other"
+          + " time-slicing context");
+    }
     for (Partial p : parts) {
       Map<String, Double> params = new LinkedHashMap<>(p.kind().defaults);
       long end = Long.MAX_VALUE;
@@ -143,6 +147,10 @@ final class FaultParser {
         }
         range(k, p, "sms", 1, sms - 1);
         p.put("sms", Math.floor(p.get("sms")));
+      }
+      case TIME_SLICING -> {
+        range(k, p, "sliceUs", 1, 1e6);
+        range(k, p, "jobSliceUs", 1, 1e6);
       }
       case SYNC_STALL -> {
         range(k, p, "every", 1, 1e9);

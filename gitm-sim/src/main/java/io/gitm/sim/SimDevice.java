@@ -71,6 +71,8 @@ public final class SimDevice implements Device {
   private final long seed;
   private final List<InjectedFault> faults;
   private final InjectedFault[] faultArray;
+  /** The other context's time slices of a {@code time-slicing} fault, on the device's clock; null without one. */
+  private final TimeSlices slices;
   private final GroundTruth truth;
   private final DeviceInfo info;
   /** Draws the index of each cost's noise factor; starts where drawing the factors left the seed's generator. */
@@ -130,6 +132,8 @@ public final class SimDevice implements Device {
     this.faults = FaultParser.parse(faultSpec, spec.hardware().multiprocessors(), spec.boostClockMHz(),
         spec.powerLimitW());
     this.faultArray = faults.toArray(new InjectedFault[0]);
+    this.slices = faults.stream().filter(f -> f.name().equals("time-slicing")).findFirst().map(TimeSlices::of)
+        .orElse(null);
     this.truth = new GroundTruth(spec.preset(), seed, faultSpec == null ? "" : faultSpec.strip(), faults);
     Noise n = Noise.of(seed, jitter);
     if (n != null) {
@@ -304,6 +308,16 @@ public final class SimDevice implements Device {
     }
   }
 
+  /** The earliest time at or after {@code t} at which the job's work may run on the multiprocessors. */
+  private long sliced(long t) {
+    return slices == null ? t : slices.runnableFrom(t);
+  }
+
+  /** The end of {@code d} of the job's device time from {@code start}, paused through another context's slices. */
+  private long slicedEnd(long start, long d) {
+    return slices == null ? start + d : slices.endOf(start, d);
+  }
+
   private int smsAvailable() {
     int sms = spec.hardware().multiprocessors();
     InjectedFault n = fault("noisy-neighbour");
@@ -350,8 +364,24 @@ public final class SimDevice implements Device {
     }
     long d = deviceCost(fixedNs >= 0 ? Math.max(1, fixedNs) : r.durationNs());
     long ready = readyOn(s);
-    long start = profile.earliest(ready, d, r.smsUsed(), cap);
-    long end = start + d;
+    long start;
+    long end;
+    if (slices == null) {
+      start = profile.earliest(ready, d, r.smsUsed(), cap);
+      end = start + d;
+    } else {
+      // the earliest start in one of the job's slices where the SMs are free until the kernel, paused through the
+      // other context's slices, ends
+      start = slices.runnableFrom(ready);
+      while (true) {
+        end = slices.endOf(start, d);
+        long next = slices.runnableFrom(profile.earliest(start, end - start, r.smsUsed(), cap));
+        if (next == start) {
+          break;
+        }
+        start = next;
+      }
+    }
     profile.reserve(start, end, Math.min(r.smsUsed(), cap));
     activity.addKernel(start, end, (double) r.smsUsed() / spec.hardware().multiprocessors(), r.memoryBoundShare());
     finish(s, end);
@@ -437,10 +467,18 @@ public final class SimDevice implements Device {
     }
     long d = deviceCost(spec.copyLatencyNs() + bytes / rate * 1e9);
     long start = readyOn(s);
+    long end;
     if (engine >= 0) {
+      // the copy engines are not time-sliced (model assumption): host copies run through another context's slices
       start = Math.max(start, engineFree[engine]);
+      end = start + d;
+    } else if (kind == CopyKind.DTOD) {
+      // a device-to-device copy runs on the multiprocessors: only in the job's slices
+      start = sliced(start);
+      end = slicedEnd(start, d);
+    } else {
+      end = start + d;
     }
-    long end = start + d;
     if (engine >= 0) {
       engineFree[engine] = end;
       activity.addTransfer(start, end, bytes, kind == CopyKind.HTOD);
@@ -457,8 +495,8 @@ public final class SimDevice implements Device {
 
   void enqueueMemset(long bytes, int value, SimStream s, long corr) {
     long d = deviceCost(spec.copyLatencyNs() + bytes / (spec.hardware().memoryBandwidth() * bandwidthFactor()) * 1e9);
-    long start = readyOn(s);
-    long end = start + d;
+    long start = sliced(readyOn(s));
+    long end = slicedEnd(start, d);
     finish(s, end);
     if (tracer.on()) {
       tracer.emit(new MemsetRecord(bytes, value, MemoryKind.DEVICE, DEVICE, s.id, corr, start, end));
@@ -1283,11 +1321,14 @@ public final class SimDevice implements Device {
     m.put(StateField.PCIE_RX, Math.rint(activity.rxRate(from, host)));
     InjectedFault ecc = fault("ecc-retirement");
     m.put(StateField.RETIRED_PAGES, ecc == null ? 0.0 : ecc.param("pages"));
-    // the noisy neighbour is the one other tenant: present while its fault is active, using the SMs it holds
+    // the other tenants, present while their faults are active: the noisy neighbour, using the SMs it holds, and the
+    // time-slicing context, using the whole device for its share of the time
     int sms = spec.hardware().multiprocessors();
     int held = sms - smsAvailable();
-    m.put(StateField.OTHER_PROCESSES, fault("noisy-neighbour") != null ? 1.0 : 0.0);
-    m.put(StateField.OTHER_SM_UTILIZATION, Math.rint(100.0 * held / sms));
+    boolean slicing = slices != null && slices.activeAt(host);
+    m.put(StateField.OTHER_PROCESSES, (fault("noisy-neighbour") != null ? 1.0 : 0.0) + (slicing ? 1.0 : 0.0));
+    m.put(StateField.OTHER_SM_UTILIZATION,
+        Math.rint(Math.min(100.0, 100.0 * held / sms + (slicing ? 100.0 * slices.otherShare() : 0.0))));
     return StateSample.of(DEVICE, host, m);
   }
 
