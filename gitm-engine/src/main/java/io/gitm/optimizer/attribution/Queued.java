@@ -5,6 +5,7 @@ import io.gitm.optimizer.attribution.Attribution.Input;
 import io.gitm.optimizer.attribution.Attribution.Lost;
 import io.gitm.planner.Graph;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -20,6 +21,11 @@ import java.util.Map;
  * launch latencies (the time a ready operation needs to start) that wait is <b>queued time</b>. Copies are left out
  * (a copy staged through pageable memory starts only when the host has staged its first chunk, which is host work),
  * and so are operations whose issuing call is not in the trace.
+ *
+ * <p>A kernel running when the other context's slice begins is paused until it ends (compute preemption): its record
+ * spans the other's slice. A kernel is <b>held</b> when it lasted more than twice the median of the trace's kernels
+ * of the same name and grid, and more than the allowance beyond it; the time beyond the median is held time, charged
+ * as queued time is.
  *
  * <p>Queued time is charged to {@link Cause#CONTENTION} when the state samples say another process had a context on
  * the device in that sample interval ({@link io.gitm.trace.StateField#OTHER_PROCESSES}), with certainty
@@ -42,9 +48,17 @@ final class Queued {
    * @param charged per node, the queued time before it that is contention's (0 where none)
    * @param unexplained queued time while the samples said no other process was on the device
    * @param seen whether the trace's samples hold the other-process field
+   * @param held per node, the held time of a kernel that is contention's (0 where none)
+   * @param heldNs their sum, over {@code heldKernels} kernels
+   * @param heldUnexplained held time while the samples said no other process was on the device, over
+   *     {@code heldUnexplainedKernels} kernels
    */
   record Waits(double[] charged, double chargedNs, long chargedGaps, double unexplained, long unexplainedGaps,
-      boolean seen) {}
+      boolean seen, double[] held, double heldNs, long heldKernels, double heldUnexplained,
+      long heldUnexplainedKernels) {}
+
+  /** Kernels of one name and grid. */
+  private record Shape(String name, long blocks) {}
 
   /** Measures the queued time of every gap in the job's device activity. */
   static Waits measure(Input in) {
@@ -104,7 +118,61 @@ final class Queued {
         unexplainedGaps++;
       }
     }
-    return new Waits(charged, chargedNs, chargedGaps, unexplained, unexplainedGaps, seen);
+    double[] held = new double[nodes.size()];
+    double heldNs = 0;
+    long heldKernels = 0;
+    double heldUnexplained = 0;
+    long heldUnexplainedKernels = 0;
+    Map<Shape, long[]> medians = medians(nodes);
+    for (int i = 0; i < nodes.size(); i++) {
+      Graph.Node n = nodes.get(i);
+      if (n.kind() != Graph.Kind.KERNEL) {
+        continue;
+      }
+      long median = medians.get(new Shape(n.name(), n.blocks()))[0];
+      double beyond = n.durationNs() - median;
+      if (beyond <= median || beyond <= allowance) {
+        continue;
+      }
+      Conditions.Tenants t = tenants.get(n.device());
+      if (!seen || (t != null && t.sharedAt(n.startNs()))) {
+        held[i] = beyond;
+        heldNs += beyond;
+        heldKernels++;
+      } else {
+        heldUnexplained += beyond;
+        heldUnexplainedKernels++;
+      }
+    }
+    return new Waits(charged, chargedNs, chargedGaps, unexplained, unexplainedGaps, seen, held, heldNs, heldKernels,
+        heldUnexplained, heldUnexplainedKernels);
+  }
+
+  /** Per kernel name and grid, the median duration (in a one-element array). */
+  private static Map<Shape, long[]> medians(List<Graph.Node> nodes) {
+    Map<Shape, long[]> durations = new HashMap<>();
+    Map<Shape, Integer> counts = new HashMap<>();
+    for (Graph.Node n : nodes) {
+      if (n.kind() != Graph.Kind.KERNEL) {
+        continue;
+      }
+      Shape k = new Shape(n.name(), n.blocks());
+      int c = counts.merge(k, 1, Integer::sum);
+      long[] d = durations.computeIfAbsent(k, x -> new long[8]);
+      if (c > d.length) {
+        d = Arrays.copyOf(d, d.length * 2);
+        durations.put(k, d);
+      }
+      d[c - 1] = n.durationNs();
+    }
+    Map<Shape, long[]> out = new HashMap<>();
+    for (Map.Entry<Shape, long[]> e : durations.entrySet()) {
+      int c = counts.get(e.getKey());
+      long[] d = e.getValue();
+      Arrays.sort(d, 0, c);
+      out.put(e.getKey(), new long[] {d[c / 2]});
+    }
+    return out;
   }
 
   /** The host call that issued an operation launched at {@code launchNs}: its end, or MIN_VALUE when not traced. */
@@ -126,8 +194,8 @@ final class Queued {
   /** Adds the charged queued time to contention, with its evidence. */
   static void charge(Input in, Waits w, Map<Cause, Lost> out) {
     List<Graph.Node> nodes = in.graph().nodes();
-    if (w.chargedGaps() == 0) {
-      if (w.unexplainedGaps() > 0 && out.get(Cause.CONTENTION) != null) {
+    if (w.chargedGaps() == 0 && w.heldKernels() == 0) {
+      if (w.unexplainedGaps() + w.heldUnexplainedKernels() > 0 && out.get(Cause.CONTENTION) != null) {
         out.get(Cause.CONTENTION).evidence.add(note(w));
       }
       return;
@@ -137,6 +205,9 @@ final class Queued {
     for (int i = 0; i < nodes.size(); i++) {
       if (w.charged()[i] > 0) {
         c.add(in, nodes.get(i).startNs(), w.charged()[i]);
+      }
+      if (w.held()[i] > 0) {
+        c.add(in, nodes.get(i).startNs(), w.held()[i]);
       }
     }
     double certainty = w.seen() ? CERTAINTY_SEEN : CERTAINTY_UNSEEN;
@@ -148,13 +219,19 @@ final class Queued {
     String who = w.seen()
         ? "the state samples saw another process with a context on the device then"
         : "the trace's state samples do not say whether another process was on the device (no other-process field)";
-    String rest = w.unexplainedGaps() == 0 ? "" : String.format(Locale.ROOT,
-        "; %.2f ms more in %d gaps waited while the samples saw no other process (not charged)",
-        w.unexplained() / 1e6, w.unexplainedGaps());
+    String held = w.heldKernels() == 0 ? "" : String.format(Locale.ROOT,
+        ", and %d kernels lasted over twice their median, %.2f ms beyond it (held while another context ran)",
+        w.heldKernels(), w.heldNs() / 1e6);
+    String rest = w.unexplainedGaps() + w.heldUnexplainedKernels() == 0 ? "" : String.format(Locale.ROOT,
+        "; %.2f ms more in %d gaps and %d held kernels while the samples saw no other process (not charged)",
+        (w.unexplained() + w.heldUnexplained()) / 1e6, w.unexplainedGaps(), w.heldUnexplainedKernels());
     return new Evidence("queue", String.format(Locale.ROOT,
         "the job's ready work waited %.2f ms in %d gaps while the device ran none of the job's work (beyond the time a"
-            + " ready operation needs to start): %s%s", w.chargedNs() / 1e6, w.chargedGaps(), who, rest),
-        Map.of("queuedNs", w.chargedNs(), "gaps", w.chargedGaps(), "unexplainedNs", w.unexplained(),
-            "unexplainedGaps", w.unexplainedGaps(), "otherProcessField", w.seen()));
+            + " ready operation needs to start)%s: %s%s", w.chargedNs() / 1e6, w.chargedGaps(), held, who, rest),
+        Map.ofEntries(Map.entry("queuedNs", w.chargedNs()), Map.entry("gaps", w.chargedGaps()),
+            Map.entry("heldNs", w.heldNs()), Map.entry("heldKernels", w.heldKernels()),
+            Map.entry("unexplainedNs", w.unexplained()), Map.entry("unexplainedGaps", w.unexplainedGaps()),
+            Map.entry("heldUnexplainedNs", w.heldUnexplained()),
+            Map.entry("heldUnexplainedKernels", w.heldUnexplainedKernels()), Map.entry("otherProcessField", w.seen())));
   }
 }

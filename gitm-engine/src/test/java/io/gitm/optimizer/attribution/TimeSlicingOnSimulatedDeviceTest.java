@@ -30,10 +30,27 @@ class TimeSlicingOnSimulatedDeviceTest {
   }
 
   @Test
+  void kernelsPausedAcrossTheOtherContextsSlicesAreHeldTimeOfContention() {
+    // compute kernels of about 2 ms, longer than the job's 1.5 ms slice: from the onset each is paused for the other's
+    // slice; before it (two thirds of the run) they set the kernel's median
+    for (long seed = 1; seed <= 3; seed++) {
+      Analysis.Result a = SyntheticJob.analyze("time-slicing@100ms", seed, 60, 1e11);
+      assertThat(a.hypotheses()).as("seed %d: %s", seed, a.hypotheses()).isNotEmpty();
+      Hypothesis first = a.hypotheses().getFirst();
+      assertThat(first.cause()).as("seed %d: %s", seed, a.hypotheses()).isEqualTo(Cause.CONTENTION);
+      Evidence queue = first.evidence().stream().filter(e -> e.kind().equals("queue")).findFirst().orElseThrow();
+      assertThat((Long) queue.data().get("heldKernels")).as(queue.summary()).isPositive();
+      assertThat(queue.summary()).contains("held while another context ran");
+    }
+  }
+
+  @Test
   void theSameJobWithoutTheOtherContextHasNoContention() {
     for (long seed = 1; seed <= 3; seed++) {
       Analysis.Result a = SyntheticJob.analyze("", seed, 200, 20e9);
       assertThat(contention(a)).as("seed %d: %s", seed, a.hypotheses()).isNull();
+      Analysis.Result longKernels = SyntheticJob.analyze("", seed, 60, 1e11);
+      assertThat(contention(longKernels)).as("seed %d: %s", seed, longKernels.hypotheses()).isNull();
     }
   }
 }
