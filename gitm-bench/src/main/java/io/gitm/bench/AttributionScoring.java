@@ -82,6 +82,7 @@ public final class AttributionScoring {
     m.put("launch-bound", Cause.LAUNCH_BOUND_HOST);
     m.put("uncoalesced", Cause.EXCESS_TRAFFIC);
     m.put("noisy-neighbour", Cause.CONTENTION);
+    m.put("time-slicing", Cause.CONTENTION);
     m.put("sync-stall", Cause.SYNCHRONOUS_HOST_CALLS);
     m.put("pcie-downgrade", Cause.HOST_LINK_DEGRADED);
     m.put("power-brake", Cause.POWER_BRAKE);
@@ -300,14 +301,15 @@ public final class AttributionScoring {
   static final Map<String, String> PARAMS = Map.ofEntries(Map.entry("thermal", "severity"),
       Map.entry("power-cap", "watts"), Map.entry("clock-drop", "mhz"), Map.entry("allocator-churn", "factor"),
       Map.entry("launch-bound", "gapUs"), Map.entry("uncoalesced", "factor"), Map.entry("noisy-neighbour", "sms"),
-      Map.entry("sync-stall", "every"), Map.entry("pcie-downgrade", "factor"), Map.entry("power-brake", "factor"),
-      Map.entry("ecc-retirement", "factor"));
+      Map.entry("time-slicing", "sliceUs"), Map.entry("sync-stall", "every"), Map.entry("pcie-downgrade", "factor"),
+      Map.entry("power-brake", "factor"), Map.entry("ecc-retirement", "factor"));
 
   /** Per fault: {integer?, low, high} of its severity parameter's draws (h200 preset: 132 SMs, 1980 MHz, 700 W). */
   static final Map<String, double[]> RANGES = Map.ofEntries(Map.entry("thermal", new double[] {0, 0.3, 1.0}),
       Map.entry("power-cap", new double[] {1, 150, 500}), Map.entry("clock-drop", new double[] {1, 700, 1600}),
       Map.entry("allocator-churn", new double[] {0, 1, 4}), Map.entry("launch-bound", new double[] {1, 5, 40}),
       Map.entry("uncoalesced", new double[] {0, 2, 8}), Map.entry("noisy-neighbour", new double[] {1, 33, 99}),
+      Map.entry("time-slicing", new double[] {1, 500, 3000}),
       Map.entry("sync-stall", new double[] {1, 4, 20}), Map.entry("pcie-downgrade", new double[] {0, 0.25, 0.75}),
       Map.entry("power-brake", new double[] {0, 0.4, 0.9}), Map.entry("ecc-retirement", new double[] {0, 0.7, 0.95}));
 
