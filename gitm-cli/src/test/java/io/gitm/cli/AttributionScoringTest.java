@@ -83,6 +83,7 @@ class AttributionScoringTest {
       "launch-bound, LAUNCH_BOUND_HOST",
       "uncoalesced, EXCESS_TRAFFIC",
       "noisy-neighbour, CONTENTION",
+      "time-slicing, CONTENTION",
       "sync-stall, SYNCHRONOUS_HOST_CALLS",
       "pcie-downgrade, HOST_LINK_DEGRADED",
       "power-brake, POWER_BRAKE",
