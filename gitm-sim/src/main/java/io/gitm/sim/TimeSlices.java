@@ -10,9 +10,9 @@ package io.gitm.sim;
  */
 record TimeSlices(long onsetNs, long endNs, long jobNs, long otherNs) {
   TimeSlices {
-    if (jobNs <= 0 || otherNs <= 0 || endNs <= onsetNs) {
-      throw new IllegalArgumentException("time slices need positive slices and an end after the onset: job " + jobNs
-          + " ns, other " + otherNs + " ns, window " + onsetNs + ".." + endNs);
+    if (jobNs <= 0 || otherNs <= 0 || endNs < onsetNs) {
+      throw new IllegalArgumentException("time slices need positive slices and an end not before the onset: job "
+          + jobNs + " ns, other " + otherNs + " ns, window " + onsetNs + ".." + endNs);
     }
   }
 
@@ -47,11 +47,11 @@ record TimeSlices(long onsetNs, long endNs, long jobNs, long otherNs) {
   }
 
   /**
-   * When work that needs {@code d} of device time and starts at {@code start} (a time at which the job may run) ends,
-   * paused through the other context's slices.
+   * When work that needs {@code d} of device time and starts at {@code start} ends, paused through the other context's
+   * slices (a start in the other's slice waits for the job's next).
    */
   long endOf(long start, long d) {
-    long t = start;
+    long t = runnableFrom(start);
     long left = d;
     long period = jobNs + otherNs;
     while (true) {

@@ -118,6 +118,25 @@ class TimeSlicingTest {
   }
 
   @Test
+  void aFaultOfZeroDurationNeverSlices() {
+    assertThat(oneKernel("time-slicing:sliceUs=2000:jobSliceUs=1000:duration=0s", 6e10).durationNs())
+        .isEqualTo(oneKernel("", 6e10).durationNs());
+  }
+
+  @Test
+  void workStartingInTheOthersSliceRunsFromTheJobsNextAndPausesAtItsEnd() {
+    TimeSlices t = new TimeSlices(0, Long.MAX_VALUE, 1_000, 2_000);
+    assertThat(t.runnableFrom(1_500)).isEqualTo(3_000);
+    assertThat(t.endOf(1_500, 500)).isEqualTo(3_500);
+    // 1500 of work from 3000: 1000 in this slice, the other's 2000, then 500
+    assertThat(t.endOf(3_000, 1_500)).isEqualTo(6_500);
+    // a window that ends inside the other's slice hands the device back at its end
+    TimeSlices ending = new TimeSlices(0, 2_000, 1_000, 2_000);
+    assertThat(ending.runnableFrom(1_500)).isEqualTo(2_000);
+    assertThat(ending.endOf(500, 1_000)).isEqualTo(2_500);
+  }
+
+  @Test
   void theSamplesShowTheOtherContextOnlyWhileTheFaultIsActive() {
     FaultSignatureTest.Run r = FaultSignatureTest.computeLoad("time-slicing@1s:sliceUs=1500:jobSliceUs=500:duration=1s",
         3);
