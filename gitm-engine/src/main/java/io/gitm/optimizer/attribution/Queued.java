@@ -60,6 +60,13 @@ final class Queued {
   /** Kernels of one name and grid. */
   private record Shape(String name, long blocks) {}
 
+  /** The durations of one shape's kernels, then their median. */
+  private static final class Durations {
+    long[] ns = new long[8];
+    int count;
+    long median;
+  }
+
   /** Measures the queued time of every gap in the job's device activity. */
   static Waits measure(Input in) {
     List<Graph.Node> nodes = in.graph().nodes();
@@ -123,13 +130,13 @@ final class Queued {
     long heldKernels = 0;
     double heldUnexplained = 0;
     long heldUnexplainedKernels = 0;
-    Map<Shape, long[]> medians = medians(nodes);
+    Map<Shape, Durations> medians = medians(nodes);
     for (int i = 0; i < nodes.size(); i++) {
       Graph.Node n = nodes.get(i);
       if (n.kind() != Graph.Kind.KERNEL) {
         continue;
       }
-      long median = medians.get(new Shape(n.name(), n.blocks()))[0];
+      long median = medians.get(new Shape(n.name(), n.blocks())).median;
       double beyond = n.durationNs() - median;
       if (beyond <= median || beyond <= allowance) {
         continue;
@@ -148,29 +155,22 @@ final class Queued {
         heldUnexplained, heldUnexplainedKernels);
   }
 
-  /** Per kernel name and grid, the median duration (in a one-element array). */
-  private static Map<Shape, long[]> medians(List<Graph.Node> nodes) {
-    Map<Shape, long[]> durations = new HashMap<>();
-    Map<Shape, Integer> counts = new HashMap<>();
+  /** Per kernel name and grid, the durations of its kernels and their median. */
+  private static Map<Shape, Durations> medians(List<Graph.Node> nodes) {
+    Map<Shape, Durations> out = new HashMap<>();
     for (Graph.Node n : nodes) {
       if (n.kind() != Graph.Kind.KERNEL) {
         continue;
       }
-      Shape k = new Shape(n.name(), n.blocks());
-      int c = counts.merge(k, 1, Integer::sum);
-      long[] d = durations.computeIfAbsent(k, x -> new long[8]);
-      if (c > d.length) {
-        d = Arrays.copyOf(d, d.length * 2);
-        durations.put(k, d);
+      Durations d = out.computeIfAbsent(new Shape(n.name(), n.blocks()), k -> new Durations());
+      if (d.count == d.ns.length) {
+        d.ns = Arrays.copyOf(d.ns, d.count * 2);
       }
-      d[c - 1] = n.durationNs();
+      d.ns[d.count++] = n.durationNs();
     }
-    Map<Shape, long[]> out = new HashMap<>();
-    for (Map.Entry<Shape, long[]> e : durations.entrySet()) {
-      int c = counts.get(e.getKey());
-      long[] d = e.getValue();
-      Arrays.sort(d, 0, c);
-      out.put(e.getKey(), new long[] {d[c / 2]});
+    for (Durations d : out.values()) {
+      Arrays.sort(d.ns, 0, d.count);
+      d.median = d.ns[d.count / 2];
     }
     return out;
   }
