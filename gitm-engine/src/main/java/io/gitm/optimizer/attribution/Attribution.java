@@ -260,6 +260,8 @@ public final class Attribution {
     int syncs;
     /** Per call: blocking, with all work issued before it finished when it returned (set by {@link #idle}). */
     boolean[] drained = new boolean[0];
+    /** Per call: blocking, with work issued before it still running when it returned (set by {@link #idle}). */
+    boolean[] leftBusy = new boolean[0];
     long[] iterStart = new long[0];
     long launches;
     long slowAllocs;
@@ -448,6 +450,7 @@ public final class Attribution {
     List<Graph.Node> nodes = in.graph().nodes();
     boolean[] drained = drained(in);
     h.drained = drained;
+    h.leftBusy = leftBusy(in);
     double launchGap = LAUNCH_GAP_LATENCIES * Math.max(1_000, in.hw().launchLatencyNs());
     double[] w = new double[6];
     int[] syncCall = new int[16];
@@ -616,11 +619,38 @@ public final class Attribution {
   }
 
   /**
+   * Per host call, whether it was blocking and left the device busy: work issued before it was still running when it
+   * returned (a wait for part of the work only). A call that found the device idle neither drained it nor left it
+   * busy.
+   */
+  static boolean[] leftBusy(Input in) {
+    Host h = in.host();
+    List<Graph.Node> nodes = in.graph().nodes();
+    int[] byLaunch = in.launchOrder();
+    boolean[] busy = new boolean[h.calls];
+    int q = 0;
+    long maxEnd = Long.MIN_VALUE;
+    for (int k = 0; k < h.calls; k++) {
+      if (!blocking(h.cat[k])) {
+        continue;
+      }
+      while (q < byLaunch.length && nodes.get(byLaunch[q]).launchNs() < h.start[k]) {
+        maxEnd = Math.max(maxEnd, nodes.get(byLaunch[q]).endNs());
+        q++;
+      }
+      busy[k] = maxEnd > h.end[k] + TOUCH_NS;
+    }
+    return busy;
+  }
+
+  /**
    * Host synchronizations beyond what the job needs. A job that pipelines (work on two or more streams, and waits
-   * that leave the device busy) needs no wait that drains the device: every draining synchronization is excess.
-   * Otherwise the need is counted: with iteration markers, the fewest synchronizations of any iteration after the
-   * first (the cheapest ones of each iteration count as needed; those outside iterations too); without markers, one
-   * per 100 launches. Each excess one costs the device-idle time charged to it by {@link #idle}.
+   * that left the device busy) needs no wait that drains the device: every draining synchronization is excess.
+   * Otherwise, with iteration markers, the job's own synchronizations are the ones at the same place in at least half
+   * of the iterations after the first — the same number of launches since the iteration began, or the same number
+   * before it ends (a job repeats its structure every iteration) —; the rest are excess. Without markers the need is
+   * one per 100 launches (the cheapest). Each excess one costs the device-idle time charged to it by {@link #idle}, or
+   * the overlap its drain destroyed ({@link #refill}).
    */
   static void syncs(Input in, Map<Cause, Lost> out) {
     Host h = in.host();
@@ -629,48 +659,26 @@ public final class Attribution {
     }
     boolean[] excess = new boolean[h.syncs];
     int draining = 0;
+    int busy = 0;
     for (int s = 0; s < h.syncs; s++) {
       draining += h.drained.length > 0 && h.drained[h.syncCall[s]] ? 1 : 0;
+      busy += h.leftBusy.length > 0 && h.leftBusy[h.syncCall[s]] ? 1 : 0;
     }
     int iterations = h.iterStart.length;
     long needed;
     String rule;
-    if (draining < h.syncs && streams(in.graph()) >= 2) {
+    if (busy > 0 && streams(in.graph()) >= 2) {
       needed = h.syncs - draining;
-      rule = "no wait that drains the device (it pipelines over several streams, and " + needed + " of its waits"
+      rule = "no wait that drains the device (it pipelines over several streams, and " + busy + " of its waits"
           + " left the device busy)";
       for (int s = 0; s < h.syncs; s++) {
         excess[s] = h.drained[h.syncCall[s]];
       }
     } else if (iterations >= 2) {
-      int[] count = new int[iterations];
-      int[] iter = new int[h.syncs];
-      for (int s = 0; s < h.syncs; s++) {
-        iter[s] = h.iteration(h.syncStart[s]);
-        if (iter[s] >= 0) {
-          count[iter[s]]++;
-        }
-      }
-      // the first iteration fills the pipeline and may retire nothing: it does not set the need
-      int min = Integer.MAX_VALUE;
-      for (int i = iterations > 2 ? 1 : 0; i < iterations; i++) {
-        min = Math.min(min, count[i]);
-      }
-      needed = min;
-      rule = "the fewest of any iteration after the first: " + min + " per iteration";
-      // per iteration, the cheapest `min` are needed
-      Integer[] order = new Integer[h.syncs];
-      for (int s = 0; s < h.syncs; s++) {
-        order[s] = s;
-      }
-      Arrays.sort(order, Comparator.comparingInt((Integer s) -> iter[s]).thenComparingDouble(s -> h.syncCost[s]));
-      int prev = Integer.MIN_VALUE;
-      int rank = 0;
-      for (int s : order) {
-        rank = iter[s] == prev ? rank + 1 : 0;
-        prev = iter[s];
-        excess[s] = iter[s] >= 0 && rank >= min;
-      }
+      needed = recurring(h, excess);
+      rule = "those at the same place (launches since the iteration began, or before it ended) in at least half of"
+          + " the iterations after the first: " + needed + " of them, " + (needed % iterations == 0 ? String.valueOf(needed / iterations)
+          : String.format(Locale.ROOT, "%.1f", needed / (double) iterations)) + " per iteration";
     } else {
       needed = Math.max(1, h.launches / 100);
       rule = "one per 100 launches";
@@ -708,6 +716,64 @@ public final class Attribution {
               + " idled %.2f ms", h.syncs, rule, n, draining, total / 1e6), Map.of("syncs", h.syncs, "needed", needed,
           "excess", n, "draining", draining, "idleNs", total)));
     }
+  }
+
+  /**
+   * Marks as excess the synchronizations inside marked iterations that do not recur: a synchronization's place is the
+   * number of launches in its iteration before it, and the number after it; a place held by a synchronization in at
+   * least half of the iterations after the first (at least two) is the job's own. Returns how many are needed.
+   */
+  static long recurring(Host h, boolean[] excess) {
+    int iterations = h.iterStart.length;
+    int[] launchesBefore = new int[h.calls + 1];
+    for (int k = 0; k < h.calls; k++) {
+      launchesBefore[k + 1] = launchesBefore[k] + (h.cat[k] == LAUNCH ? 1 : 0);
+    }
+    // per iteration, the launches before its first call and before its end
+    int[] first = new int[iterations + 1];
+    for (int i = 0; i <= iterations; i++) {
+      int lo = 0;
+      int hi = h.calls;
+      long t = i < iterations ? h.iterStart[i] : Long.MAX_VALUE;
+      while (lo < hi) {
+        int mid = (lo + hi) >>> 1;
+        if (h.start[mid] < t) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      first[i] = launchesBefore[lo];
+    }
+    int[] iter = new int[h.syncs];
+    long[] fromStart = new long[h.syncs];
+    long[] toEnd = new long[h.syncs];
+    Map<Long, Set<Integer>> heldBy = new java.util.HashMap<>();
+    int skip = iterations > 2 ? 1 : 0;
+    for (int s = 0; s < h.syncs; s++) {
+      int i = h.iteration(h.syncStart[s]);
+      iter[s] = i;
+      if (i < 0) {
+        continue;
+      }
+      int k = h.syncCall[s];
+      // places as keys: launches since the start (even keys), launches to the end (odd keys)
+      fromStart[s] = 2L * (launchesBefore[k] - first[i]);
+      toEnd[s] = 2L * (first[i + 1] - launchesBefore[k]) + 1;
+      if (i >= skip) {
+        heldBy.computeIfAbsent(fromStart[s], x -> new HashSet<>()).add(i);
+        heldBy.computeIfAbsent(toEnd[s], x -> new HashSet<>()).add(i);
+      }
+    }
+    int quorum = Math.max(2, (iterations - skip + 1) / 2);
+    long needed = 0;
+    for (int s = 0; s < h.syncs; s++) {
+      boolean own = iter[s] < 0 || heldBy.getOrDefault(fromStart[s], Set.of()).size() >= quorum
+          || heldBy.getOrDefault(toEnd[s], Set.of()).size() >= quorum;
+      excess[s] = !own;
+      needed += own ? 1 : 0;
+    }
+    return needed;
   }
 
   /**

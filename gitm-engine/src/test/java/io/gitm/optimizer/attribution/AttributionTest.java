@@ -133,7 +133,7 @@ class AttributionTest {
   }
 
   @Test
-  void extraWaitsThatDrainTheDeviceAreSynchronousHostCallsBeyondTheFewestPerIteration() {
+  void extraWaitsThatDrainTheDeviceInAThirdOfTheIterationsAreSynchronousHostCalls() {
     // one-stream loop: every iteration waits once at its end; every third also right after its launch
     List<TraceRecord> t = new ArrayList<>();
     long at = 0;
@@ -164,7 +164,54 @@ class AttributionTest {
     Hypothesis h = a.hypotheses().stream().filter(x -> x.cause() == Cause.SYNCHRONOUS_HOST_CALLS).findFirst()
         .orElseThrow();
     assertThat(h.evidence()).anyMatch(e -> e.summary().startsWith("40 host synchronizations")
-        && e.summary().contains("1 per iteration") && e.summary().contains("10 excess"));
+        && e.summary().contains("30 of them, 1 per iteration") && e.summary().contains("10 excess"));
+  }
+
+  @Test
+  void stallsEveryFewLaunchesAreExcessEvenWhenEveryIterationHasThemAndSomeFindTheDeviceIdle() {
+    // a launch-bound loop over two streams (no wait leaves the device busy): 20 launches an iteration, a context
+    // synchronization after every 7th launch (the count runs across iterations, so their places drift), and the job's
+    // own stream synchronization at each iteration's end; after half the launches the kernel (0.5 µs) has ended
+    // before the synchronization can find it running
+    List<TraceRecord> t = new ArrayList<>();
+    long at = 0;
+    long corr = 1;
+    int launches = 0;
+    int stalls = 0;
+    int stallsAtTheEnd = 0;
+    for (int i = 0; i < 30; i++) {
+      long start = at;
+      long lastEnd = at;
+      for (int j = 0; j < 20; j++) {
+        int stream = 7 + j % 2;
+        long dur = j % 2 == 0 ? 3_000 : 500;
+        t.add(api(ApiKind.LAUNCH, "cuLaunchKernel", corr, at, at + 5_000));
+        at += 5_000;
+        t.add(kernel("k" + j, stream, corr, at, at + dur, 100));
+        t.add(work("k" + j, stream, corr++, at - 5_000, 0, Precision.FP32, dur));
+        lastEnd = at + dur;
+        if (++launches % 7 == 0) {
+          stalls++;
+          stallsAtTheEnd += j == 19 ? 1 : 0;
+          long end = Math.max(at + 1_000, lastEnd);
+          t.add(api(ApiKind.SYNC, "cuCtxSynchronize", corr, at, end));
+          t.add(sync(SyncKind.CONTEXT, -1, corr++, at, end));
+          at = end;
+        }
+      }
+      long end = Math.max(at + 1_000, lastEnd);
+      t.add(api(ApiKind.SYNC, "cuStreamSynchronize", corr, at, end));
+      t.add(sync(SyncKind.STREAM, 7, corr++, at, end));
+      at = end + 1_000;
+      t.add(new MarkerRecord("iteration " + i, 1, start, at));
+    }
+    Hypothesis h = Analysis.analyze(META, t, HW).hypotheses().stream()
+        .filter(x -> x.cause() == Cause.SYNCHRONOUS_HOST_CALLS).findFirst().orElseThrow();
+    // a stall that falls on the iteration's last launch sits where the job's own synchronization does: not excess
+    String all = (stalls + 30) + " host synchronizations";
+    String excess = (stalls - stallsAtTheEnd) + " excess";
+    assertThat(h.evidence()).anyMatch(e -> e.summary().startsWith(all) && e.summary().contains("same place")
+        && e.summary().contains(excess));
   }
 
   @Test
