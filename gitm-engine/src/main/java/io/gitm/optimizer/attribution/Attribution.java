@@ -88,6 +88,8 @@ public final class Attribution {
   static final double LINK_SLOW = 0.7;
   /** Fixed device-side cost of a kernel (the planner's), left out when judging a kernel's excess. */
   static final double KERNEL_FIXED_NS = 2_500;
+  /** The planner's slack over a kernel's model time in its upper bound. */
+  static final double PLANNER_SLACK = 1.5;
   /** Fixed cost of a copy (the planner's). */
   static final double COPY_FIXED_NS = 3_000;
 
@@ -1080,17 +1082,19 @@ public final class Attribution {
 
   /**
    * Clock causes from the state samples: for each sample interval with a throttle reason set and the SM clock below
-   * its boost clock, the kernel-busy time in it times the clock deficit is lost (a compute- or on-chip-latency-bound
-   * kernel at clock f takes boost / f as long), split evenly between the causes whose reason bits are set; each
-   * kernel's part of the busy time is one event.
+   * its boost clock, each kernel's part of the interval's kernel-busy time times the share of its time the lowered
+   * clock cost it ({@link #clockShare}) is lost, split evenly between the causes whose reason bits are set; each
+   * kernel's part is one event.
    */
   static void clocks(Input in, Clock clock, Map<Cause, Lost> out) {
     if (clock.time().length < 2) {
       return;
     }
     List<Graph.Node> nodes = in.graph().nodes();
+    Map<ShapeKey, Double> atSpeed = atSpeed(nodes, clock);
     Map<Cause, long[]> counts = new EnumMap<>(Cause.class);
     Map<Cause, Double> deficitSum = new EnumMap<>(Cause.class);
+    long[] judged = new long[2];
     int k = 0;
     long[] time = clock.time();
     for (int i = 0; i + 1 < time.length; i++) {
@@ -1113,8 +1117,9 @@ public final class Attribution {
           long s = Math.max(reached, n.startNs());
           long e = Math.min(t1, n.endNs());
           if (e > s) {
+            double share = clockShare(n, deficit, atSpeed, judged);
             for (Cause c : causes) {
-              lost(out, c).add(in, s, (e - s) * deficit / causes.size());
+              lost(out, c).add(in, s, (e - s) * share / causes.size());
             }
             reached = e;
           }
@@ -1128,11 +1133,76 @@ public final class Attribution {
     for (Map.Entry<Cause, long[]> e : counts.entrySet()) {
       long n = e.getValue()[0];
       Lost l = out.get(e.getKey());
+      if (l == null) {
+        continue;
+      }
       l.evidence.add(new Evidence("telemetry", String.format(Locale.ROOT,
-          "%d of %d state samples show clock-event reasons of %s, with the SM clock %.0f%% below %.0f MHz on average",
-          n, time.length, e.getKey().label(), deficitSum.get(e.getKey()) / n * 100, clock.boost()),
-          Map.of("samples", n, "of", time.length, "meanDeficit", deficitSum.get(e.getKey()) / n)));
+          "%d of %d state samples show clock-event reasons of %s, with the SM clock %.0f%% below %.0f MHz on average;"
+              + " the time lost per throttled kernel: %d against the same kernel's executions at speed (its time beyond"
+              + " their median, at most the deficit), %d with none at speed as its whole time times the deficit (an"
+              + " upper bound)", n, time.length, e.getKey().label(), deficitSum.get(e.getKey()) / n * 100,
+          clock.boost(), judged[0], judged[1]), Map.of("samples", n, "of", time.length, "meanDeficit",
+          deficitSum.get(e.getKey()) / n, "againstAtSpeed", judged[0], "wholeTime", judged[1])));
     }
+  }
+
+  /**
+   * A kernel's shape: its name, its grid, and its declared bytes and lower bound (which follow from its declared work):
+   * the same launch of the same code.
+   */
+  record ShapeKey(String name, long blocks, long bytes, double lowerNs) {
+    static ShapeKey of(Graph.Node n) {
+      return new ShapeKey(n.name(), n.blocks(), n.predictedBytes(), n.lowerNs());
+    }
+  }
+
+  /** The median duration of each kernel shape's executions that started in a sample interval at speed. */
+  static Map<ShapeKey, Double> atSpeed(List<Graph.Node> nodes, Clock clock) {
+    Map<ShapeKey, long[]> durations = new java.util.HashMap<>();
+    for (Graph.Node n : nodes) {
+      int i = clock.at(n.startNs());
+      if (n.kind() != Graph.Kind.KERNEL || i < 0 || i + 1 >= clock.time().length || clock.slowAt(n.startNs())) {
+        continue;
+      }
+      // [count, durations...]
+      long[] d = durations.computeIfAbsent(ShapeKey.of(n), x -> new long[5]);
+      if (d[0] + 1 == d.length) {
+        d = Arrays.copyOf(d, d.length * 2);
+        durations.put(ShapeKey.of(n), d);
+      }
+      d[(int) ++d[0]] = n.durationNs();
+    }
+    Map<ShapeKey, Double> median = new java.util.HashMap<>();
+    for (Map.Entry<ShapeKey, long[]> e : durations.entrySet()) {
+      long[] d = e.getValue();
+      int m = (int) d[0];
+      long[] v = Arrays.copyOfRange(d, 1, m + 1);
+      Arrays.sort(v);
+      median.put(e.getKey(), m % 2 == 1 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2.0);
+    }
+    return median;
+  }
+
+  /**
+   * The share of kernel {@code n}'s time that a clock {@code deficit} below the boost clock cost it, at most the
+   * deficit (a kernel all of whose time scales with the clock takes {@code 1 / (1 - deficit)} as long, so it lost
+   * {@code deficit} of its time): its time beyond the median of the same shape's executions at speed, which leaves out
+   * what does not scale with the SM clock (bytes at the memory's bandwidth, the fixed cost of a launch). Without such an
+   * execution, the deficit: an upper bound. The planner's bound is not used: at low occupancy a kernel its roofline
+   * calls bandwidth-bound still scales with the clock. {@code judged} counts the two ways.
+   */
+  static double clockShare(Graph.Node n, double deficit, Map<ShapeKey, Double> atSpeed, long[] judged) {
+    double dur = n.durationNs();
+    if (dur <= 0) {
+      return 0;
+    }
+    Double ref = atSpeed.get(ShapeKey.of(n));
+    if (ref != null) {
+      judged[0]++;
+      return Math.clamp((dur - ref) / dur, 0, deficit);
+    }
+    judged[1]++;
+    return deficit;
   }
 
   /**
@@ -1219,7 +1289,7 @@ public final class Attribution {
         continue;
       }
       // the model's time without the slack: what the execution should have taken at worst
-      double expected = n.upperNs() / 1.5;
+      double expected = n.upperNs() / PLANNER_SLACK;
       if (n.bound() == Graph.Bound.MEMORY) {
         memoryKernels++;
         if (dur > n.upperNs()) {
