@@ -996,7 +996,7 @@ public final class Attribution {
     for (int seg = 0; seg < segments; seg++) {
       allOpportunities += opportunities[seg];
       allOverlapped += overlapped[seg];
-      if (opportunities[seg] < 2) {
+      if (opportunities[seg] == 0) {
         continue;
       }
       judged++;
@@ -1285,7 +1285,8 @@ public final class Attribution {
         }
         continue;
       }
-      if (traffic) {
+      if (traffic && bandwidthBound) {
+        // its extra bytes explain its time; a kernel still compute-bound at its measured bytes is judged below
         continue;
       }
       // the model's time without the slack: what the execution should have taken at worst

@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gitm.device.Precision;
 import io.gitm.optimizer.Analysis;
+import io.gitm.optimizer.Records;
 import io.gitm.trace.ApiKind;
 import io.gitm.trace.MarkerRecord;
 import io.gitm.trace.SyncKind;
@@ -212,6 +213,71 @@ class AttributionTest {
     String excess = (stalls - stallsAtTheEnd) + " excess";
     assertThat(h.evidence()).anyMatch(e -> e.summary().startsWith(all) && e.summary().contains("same place")
         && e.summary().contains(excess));
+  }
+
+  /**
+   * Per iteration a 40 µs kernel on stream 8, a wait on stream 7 (for an event of any stream: the planner cannot pair
+   * them), then a 40 µs kernel on stream 7 issued while the first runs: one chance to overlap an iteration, which the
+   * second kernel takes, or, with {@code serialized}, not (it starts when the first ends).
+   */
+  private static List<TraceRecord> oneChancePerIteration(boolean serialized) {
+    List<TraceRecord> t = new ArrayList<>();
+    long at = 0;
+    long corr = 1;
+    for (int i = 0; i < 20; i++) {
+      long start = at;
+      t.add(api(ApiKind.LAUNCH, "cuLaunchKernel", corr, at, at + 5_000));
+      t.add(kernel("load", 8, corr, at + 5_000, at + 45_000, 10));
+      t.add(work("load", 8, corr++, at, 0, Precision.FP32, 40_000));
+      t.add(api(ApiKind.SYNC, "cuStreamWaitEvent", corr, at + 5_000, at + 7_000));
+      t.add(sync(SyncKind.STREAM_WAIT_EVENT, 7, corr++, at + 5_000, at + 7_000));
+      t.add(api(ApiKind.LAUNCH, "cuLaunchKernel", corr, at + 7_000, at + 12_000));
+      long k = serialized ? at + 45_000 : at + 12_000;
+      t.add(kernel("compute", 7, corr, k, k + 40_000, 10));
+      t.add(work("compute", 7, corr++, at + 7_000, 0, Precision.FP32, 40_000));
+      t.add(api(ApiKind.SYNC, "cuStreamSynchronize", corr, at + 12_000, k + 40_000));
+      t.add(sync(SyncKind.STREAM, 7, corr++, at + 12_000, k + 40_000));
+      at = k + 42_000;
+      t.add(new MarkerRecord("iteration " + i, 1, start, at));
+    }
+    return t;
+  }
+
+  @Test
+  void streamsThatNeverOverlapAtTheirOneChanceAnIterationAreFalselySerialized() {
+    assertThat(Analysis.analyze(META, oneChancePerIteration(true), HW).hypotheses()).extracting(Hypothesis::cause)
+        .contains(Cause.FALSE_SERIALIZATION);
+    assertThat(Analysis.analyze(META, oneChancePerIteration(false), HW).hypotheses()).extracting(Hypothesis::cause)
+        .doesNotContain(Cause.FALSE_SERIALIZATION);
+  }
+
+  /**
+   * Thirty kernels of 1 GFLOP (100 µs at the test device's peak) over 200 blocks, declaring 10 kB, that moved
+   * {@code measured} bytes and took {@code durNs} each, the clock at speed.
+   */
+  private static List<TraceRecord> fullDeviceKernels(long measured, long durNs) {
+    List<TraceRecord> t = new ArrayList<>();
+    long at = 0;
+    for (long corr = 1; corr <= 30; corr++) {
+      t.add(sample(0, at, 1000, 0));
+      t.add(api(ApiKind.LAUNCH, "cuLaunchKernel", corr, at, at + 5_000));
+      t.add(kernel("gemm", 7, corr, at + 5_000, at + 5_000 + durNs, 200));
+      t.add(work("gemm", 7, corr, at, 1e9, Precision.FP32, 10_000));
+      t.add(Records.traffic(corr, at + 5_000 + durNs, measured));
+      at += 5_000 + durNs + 1_000;
+    }
+    return t;
+  }
+
+  @Test
+  void excessBytesThatLeaveAKernelComputeBoundDoNotHideAnotherTenant() {
+    // 4x the declared bytes is 40 µs of memory time, under the 100 µs of compute: taking twice the compute time is
+    // not the traffic's doing
+    assertThat(Analysis.analyze(META, fullDeviceKernels(40_000, 200_000), HW).hypotheses())
+        .extracting(Hypothesis::cause).contains(Cause.EXCESS_TRAFFIC, Cause.CONTENTION);
+    // 40x is 400 µs of memory time: the traffic explains the kernel's 420 µs
+    assertThat(Analysis.analyze(META, fullDeviceKernels(400_000, 420_000), HW).hypotheses())
+        .extracting(Hypothesis::cause).contains(Cause.EXCESS_TRAFFIC).doesNotContain(Cause.CONTENTION);
   }
 
   @Test
