@@ -88,6 +88,20 @@ class AttributionTest {
   }
 
   @Test
+  void kernelsUnderASampleTakenAtTheIdleClockAreNoReferenceAtSpeed() {
+    // the first sample finds the device idle (345 MHz, the idle reason); the clock is held at half its boost before
+    // the first kernel, so every kernel, those of the first interval too, takes twice its time
+    List<TraceRecord> t = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      long at = i * 2_001_000L;
+      t.add(i == 0 ? sample(0, at, 345, 0x1) : sample(0, at, 500, 0x2));
+      t.add(kernel("gemm", 7, i + 1, at, at + 2_000_000, 1000));
+      t.add(work("gemm", 7, i + 1, at, 1e10, Precision.FP32, 1000));
+    }
+    assertThat(Analysis.analyze(META, t, HW).hypotheses()).extracting(Hypothesis::cause).contains(Cause.CLOCK_DROP);
+  }
+
+  @Test
   void aClockAtItsBoostNamesNoClockCauseWhateverTheBits() {
     assertThat(Analysis.analyze(META, throttled(1000, 0x4), HW).hypotheses()).isEmpty();
   }
