@@ -1157,16 +1157,17 @@ public final class Attribution {
   }
 
   /**
-   * The median duration of each kernel shape's executions that started in a sample interval at speed: its sample's SM
-   * clock within {@link #MIN_DEFICIT} of the boost clock (a sample taken while the device idled, at its idle clock,
-   * says nothing of the clock once work arrived).
+   * The median duration of each kernel shape's executions that started in a sample interval at speed: the samples at
+   * both its ends show the SM clock within {@link #MIN_DEFICIT} of the boost clock (a sample taken while the device
+   * idled, at its idle clock, says nothing of the clock once work arrived; a clock that is lowered between two samples
+   * shows only in the second).
    */
   static Map<ShapeKey, Double> atSpeed(List<Graph.Node> nodes, Clock clock) {
     Map<ShapeKey, long[]> durations = new java.util.HashMap<>();
     for (Graph.Node n : nodes) {
       int i = clock.at(n.startNs());
       if (n.kind() != Graph.Kind.KERNEL || i < 0 || i + 1 >= clock.time().length
-          || clock.deficit()[i] >= MIN_DEFICIT) {
+          || clock.deficit()[i] >= MIN_DEFICIT || clock.deficit()[i + 1] >= MIN_DEFICIT) {
         continue;
       }
       // [count, durations...]

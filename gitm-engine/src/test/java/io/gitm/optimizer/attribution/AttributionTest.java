@@ -8,6 +8,7 @@ import static io.gitm.optimizer.Records.sample;
 import static io.gitm.optimizer.Records.sync;
 import static io.gitm.optimizer.Records.work;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.withinPercentage;
 
 import io.gitm.device.Precision;
 import io.gitm.optimizer.Analysis;
@@ -99,6 +100,31 @@ class AttributionTest {
       t.add(work("gemm", 7, i + 1, at, 1e10, Precision.FP32, 1000));
     }
     assertThat(Analysis.analyze(META, t, HW).hypotheses()).extracting(Hypothesis::cause).contains(Cause.CLOCK_DROP);
+  }
+
+  @Test
+  void aClockLoweredBetweenTwoSamplesLeavesNoReferenceAtSpeedInBetween() {
+    // the first sample is at the boost clock, but the clock halves after the first kernel: the second kernel, in the
+    // same sample interval, already takes 2 ms; every later interval is sampled at half the clock and holds one 2 ms
+    // kernel that took 1 ms at speed
+    List<TraceRecord> t = new ArrayList<>();
+    t.add(sample(0, 0, 1000, 0));
+    t.add(kernel("gemm", 7, 1, 0, 1_000_000, 1000));
+    t.add(work("gemm", 7, 1, 0, 1e10, Precision.FP32, 1000));
+    long at = 1_001_000;
+    for (int i = 1; i < 20; i++) {
+      if (i > 1) {
+        t.add(sample(0, at, 500, 0x2));
+      }
+      t.add(kernel("gemm", 7, i + 1, at, at + 2_000_000, 1000));
+      t.add(work("gemm", 7, i + 1, at, 1e10, Precision.FP32, 1000));
+      at += 2_001_000;
+    }
+    t.add(sample(0, at, 500, 0x2));
+    Analysis.Result a = Analysis.analyze(META, t, HW);
+    Hypothesis h = a.hypotheses().stream().filter(x -> x.cause() == Cause.CLOCK_DROP).findFirst().orElseThrow();
+    // the 18 sampled throttled intervals lost 1 ms each
+    assertThat(h.effect()).isCloseTo(18e6 / a.spanNs(), withinPercentage(5));
   }
 
   @Test
