@@ -34,10 +34,10 @@ import java.util.SplittableRandom;
 import java.util.function.LongFunction;
 
 /**
- * Scores the attribution on the simulated device: a workload ({@link #JOBS}: hft-lob, af2, kitti) in a well-tuned
- * configuration it honours ({@link Job}) runs with each fault of the sim's catalogue alone, with every pair of faults
- * (but pairs of two faults inert alone on every seed), and with none, over many seeds; each run's trace is analyzed
- * ({@link Analysis#analyze}) in memory and the ranked causes are compared with the injected ones.
+ * Scores the attribution on the simulated device: a workload ({@link #JOBS}: hft-lob, af2, af2-graph, kitti) in a
+ * well-tuned configuration it honours ({@link Job}) runs with each fault of the sim's catalogue alone, with every pair
+ * of faults (but pairs of two faults inert alone on every seed), and with none, over many seeds; each run's trace is
+ * analyzed ({@link Analysis#analyze}) in memory and the ranked causes are compared with the injected ones.
  *
  * <p>Definitions (also in {@code docs/attribution.md}, "Scoring"). With {@code m} injected faults that are not inert
  * (one alone, two in a pair), a run is a <b>top-1 hit</b> when the best hypothesis's cause is one of the injected
@@ -49,7 +49,7 @@ import java.util.function.LongFunction;
  * alarm</b> when any hypothesis names a cause of {@link #DEVICE_CAUSES}.
  *
  * <p>{@code java -cp gitm-bench/target/gitm-bench.jar io.gitm.bench.AttributionScoring [--workload
- * hft-lob|af2|kitti|all] [--alone N] [--pairs N] [--clean N] [--iterations N] [--faults a,b,…] [--seed S]
+ * hft-lob|af2|af2-graph|kitti|all] [--alone N] [--pairs N] [--clean N] [--iterations N] [--faults a,b,…] [--seed S]
  * [--preset P] [--defaults] [--data DIR] [--out FILE]}
  */
 public final class AttributionScoring {
@@ -604,7 +604,7 @@ public final class AttributionScoring {
   }
 
   /**
-   * {@code [--workload hft-lob|af2|kitti|all] [--alone N] [--pairs N] [--clean N] [--iterations N] [--seed S]
+   * {@code [--workload hft-lob|af2|af2-graph|kitti|all] [--alone N] [--pairs N] [--clean N] [--iterations N] [--seed S]
    * [--preset P] [--faults a,b,…] [--defaults] [--data DIR] [--out FILE]}: prints each workload's markdown table and,
    * for several, the overall line (and writes them to FILE). Seeds and iterations not given are each workload's own
    * ({@link Job}).

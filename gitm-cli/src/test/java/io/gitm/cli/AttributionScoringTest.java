@@ -155,7 +155,8 @@ class AttributionScoringTest {
         new String[] {"uncoalesced", "EXCESS_TRAFFIC"}, new String[] {"noisy-neighbour", "CONTENTION"},
         new String[] {"sync-stall", "SYNCHRONOUS_HOST_CALLS"}, new String[] {"pcie-downgrade", "HOST_LINK_DEGRADED"},
         new String[] {"power-brake", "POWER_BRAKE"}, new String[] {"ecc-retirement", "MEMORY_DEGRADED"});
-    return Stream.of("af2", "af2-graph", "kitti").flatMap(w -> faults.stream().map(f -> Arguments.of(w, f[0], Cause.valueOf(f[1]))));
+    return Stream.of("af2", "af2-graph", "kitti")
+        .flatMap(w -> faults.stream().map(f -> Arguments.of(w, f[0], Cause.valueOf(f[1]))));
   }
 
   /**

@@ -679,8 +679,9 @@ public final class Attribution {
     } else if (iterations >= 2) {
       needed = recurring(h, excess);
       rule = "those at the same place (launches since the iteration began, or before it ended) in at least half of"
-          + " the iterations after the first: " + needed + " of them, " + (needed % iterations == 0 ? String.valueOf(needed / iterations)
-          : String.format(Locale.ROOT, "%.1f", needed / (double) iterations)) + " per iteration";
+          + " the iterations after the first: " + needed + " of them, " + (needed % iterations == 0
+          ? String.valueOf(needed / iterations) : String.format(Locale.ROOT, "%.1f", needed / (double) iterations))
+          + " per iteration";
     } else {
       needed = Math.max(1, h.launches / 100);
       rule = "one per 100 launches";
@@ -1193,8 +1194,8 @@ public final class Attribution {
    * The share of kernel {@code n}'s time that a clock {@code deficit} below the boost clock cost it, at most the
    * deficit (a kernel all of whose time scales with the clock takes {@code 1 / (1 - deficit)} as long, so it lost
    * {@code deficit} of its time): its time beyond the median of the same shape's executions at speed, which leaves out
-   * what does not scale with the SM clock (bytes at the memory's bandwidth, the fixed cost of a launch). Without such an
-   * execution, the deficit: an upper bound. The planner's bound is not used: at low occupancy a kernel its roofline
+   * what does not scale with the SM clock (bytes at the memory's bandwidth, the fixed cost of a launch). Without such
+   * an execution, the deficit: an upper bound. The planner's bound is not used: at low occupancy a kernel its roofline
    * calls bandwidth-bound still scales with the clock. {@code judged} counts the two ways.
    */
   static double clockShare(Graph.Node n, double deficit, Map<ShapeKey, Double> atSpeed, long[] judged) {
