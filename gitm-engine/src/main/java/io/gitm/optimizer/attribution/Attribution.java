@@ -265,6 +265,8 @@ public final class Attribution {
     /** Per call: blocking, with work issued before it still running when it returned (set by {@link #idle}). */
     boolean[] leftBusy = new boolean[0];
     long[] iterStart = new long[0];
+    /** Correlation ids of the copies from or to pageable memory, sorted. */
+    long[] pageable = new long[0];
     long launches;
     long slowAllocs;
     double slowAllocNs;
@@ -319,6 +321,7 @@ public final class Attribution {
       }
       pageable = Arrays.copyOf(pageable, np);
       Arrays.sort(pageable);
+      h.pageable = pageable;
       // the calls in start order: as recorded (one host thread records them in order), else sorted
       List<ApiCallRecord> api;
       if (sorted) {
@@ -934,7 +937,9 @@ public final class Attribution {
           other = lastEnd[o];
         }
       }
-      if (other != Long.MIN_VALUE && other - OVERLAP_MARGIN_NS > ready) {
+      // a copy staged through pageable memory is the host's to overlap, not the streams' (PAGEABLE_COPIES)
+      boolean staged = n.kind() == Graph.Kind.COPY && Arrays.binarySearch(h.pageable, n.correlationId()) >= 0;
+      if (other != Long.MIN_VALUE && other - OVERLAP_MARGIN_NS > ready && !staged) {
         int seg = byIteration ? h.iteration(n.launchNs()) : in.chunk(n.launchNs());
         if (seg >= 0) {
           opportunities[seg]++;
@@ -1007,7 +1012,7 @@ public final class Attribution {
         l.add(in, segmentAt[seg], segmentLost[seg]);
       }
     }
-    if (serial >= MIN_EVENTS && serialOpportunities >= MIN_OPPORTUNITIES) {
+    if (serial >= MIN_EVENTS && serialOpportunities >= MIN_OPPORTUNITIES && serial * 2 >= judged) {
       l.certainty = 0.8 * serial / judged;
       l.evidence.add(new Evidence("trace", String.format(Locale.ROOT,
           "in %d of %d %s, operations issued while work of another stream was running never ran beside it (%d such"
