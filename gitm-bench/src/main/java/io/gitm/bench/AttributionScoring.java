@@ -35,10 +35,10 @@ import java.util.SplittableRandom;
 import java.util.function.LongFunction;
 
 /**
- * Scores the attribution on the simulated device: a workload ({@link #JOBS}: hft-lob, af2, kitti) in a well-tuned
- * configuration it honours ({@link Job}) runs with each fault of the sim's catalogue alone, with every pair of faults
- * (but pairs of two faults inert alone on every seed), and with none, over many seeds; each run's trace is analyzed
- * ({@link Analysis#analyze}) in memory and the ranked causes are compared with the injected ones.
+ * Scores the attribution on the simulated device: a workload ({@link #JOBS}: hft-lob, af2, af2-graph, kitti) in a
+ * well-tuned configuration it honours ({@link Job}) runs with each fault of the sim's catalogue alone, with every pair
+ * of faults (but pairs of two faults inert alone on every seed), and with none, over many seeds; each run's trace is
+ * analyzed ({@link Analysis#analyze}) in memory and the ranked causes are compared with the injected ones.
  *
  * <p>Definitions (also in {@code docs/attribution.md}, "Scoring"). With {@code m} injected faults that are not inert
  * (one alone, two in a pair), a run is a <b>top-1 hit</b> when the best hypothesis's cause is one of the injected
@@ -55,7 +55,7 @@ import java.util.function.LongFunction;
  * new or grew.
  *
  * <p>{@code java -cp gitm-bench/target/gitm-bench.jar io.gitm.bench.AttributionScoring [--workload
- * hft-lob|af2|kitti|all] [--alone N] [--pairs N] [--clean N] [--iterations N] [--faults a,b,…] [--seed S]
+ * hft-lob|af2|af2-graph|kitti|all] [--alone N] [--pairs N] [--clean N] [--iterations N] [--faults a,b,…] [--seed S]
  * [--preset P] [--defaults] [--data DIR] [--out FILE]}
  */
 public final class AttributionScoring {
@@ -170,7 +170,7 @@ public final class AttributionScoring {
   }
 
   /** The workloads that can be scored, by name. */
-  public static final List<String> JOBS = List.of("hft-lob", "af2", "kitti");
+  public static final List<String> JOBS = List.of("hft-lob", "af2", "af2-graph", "kitti");
 
   /**
    * A workload as scored: how to build it for a run's seed, the well-tuned configuration it honours, its device
@@ -184,6 +184,7 @@ public final class AttributionScoring {
     return switch (name) {
       case "hft-lob" -> new Job(name, s -> new HftLobWorkload(params(s)), tuned(), 24, 20, 5, 50);
       case "af2" -> new Job(name, s -> new Af2Workload(af2Params(s)), af2Tuned(), 8, 4, 1, 20);
+      case "af2-graph" -> new Job(name, s -> new Af2Workload(af2Params(s)), af2Graph(), 8, 4, 1, 20);
       case "kitti" -> new Job(name, s -> new KittiWorkload(kittiParams(s)), kittiTuned(), 16, 4, 1, 20);
       default -> throw new IllegalArgumentException("unknown workload '" + name + "': known are "
           + String.join(", ", JOBS) + " (or all)");
@@ -216,6 +217,20 @@ public final class AttributionScoring {
   public static ExecutionConfig af2Tuned() {
     return ExecutionConfig.shipped().withHostMemory(HostMemoryKind.PINNED)
         .withAllocation(ExecutionConfig.Allocation.POOL, 1L << 30).withStreams(2, true, false);
+  }
+
+  /**
+   * af2 as one captured graph (what af2 honours for it): pinned host memory, every temporary preallocated, one stream,
+   * the whole inference replayed per step by one graph launch, its input and output copies synchronous around the
+   * graph (captured copies would make {@code pageable-copies}, under which pinned memory acts pageable, fail the
+   * capture). No launch gaps between its kernels, so that faults that lengthen kernels (the clock causes, excess
+   * traffic, another tenant, degraded memory) slow the job where the launch-bound {@link #af2Tuned()} hides them;
+   * host-side faults (allocator, launches, synchronizations per launch) have little or nothing to act on here.
+   */
+  public static ExecutionConfig af2Graph() {
+    return ExecutionConfig.shipped().withHostMemory(HostMemoryKind.PINNED)
+        .withAllocation(ExecutionConfig.Allocation.PREALLOCATED, 0).withStreams(1, false, false)
+        .withGraphCapture(true);
   }
 
   /** kitti's size: the simulated frames (120k-point scans, 0.64 m pillars, C 16), four frames per dataset. */
@@ -684,7 +699,7 @@ public final class AttributionScoring {
   }
 
   /**
-   * {@code [--workload hft-lob|af2|kitti|all] [--alone N] [--pairs N] [--clean N] [--iterations N] [--seed S]
+   * {@code [--workload hft-lob|af2|af2-graph|kitti|all] [--alone N] [--pairs N] [--clean N] [--iterations N] [--seed S]
    * [--preset P] [--faults a,b,…] [--defaults] [--data DIR] [--out FILE]}: prints each workload's markdown table and,
    * for several, the overall line (and writes them to FILE). Seeds and iterations not given are each workload's own
    * ({@link Job}).

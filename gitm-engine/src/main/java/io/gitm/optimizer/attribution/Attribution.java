@@ -88,6 +88,8 @@ public final class Attribution {
   static final double LINK_SLOW = 0.7;
   /** Fixed device-side cost of a kernel (the planner's), left out when judging a kernel's excess. */
   static final double KERNEL_FIXED_NS = 2_500;
+  /** The planner's slack over a kernel's model time in its upper bound. */
+  static final double PLANNER_SLACK = 1.5;
   /** Fixed cost of a copy (the planner's). */
   static final double COPY_FIXED_NS = 3_000;
 
@@ -262,7 +264,11 @@ public final class Attribution {
     int syncs;
     /** Per call: blocking, with all work issued before it finished when it returned (set by {@link #idle}). */
     boolean[] drained = new boolean[0];
+    /** Per call: blocking, with work issued before it still running when it returned (set by {@link #idle}). */
+    boolean[] leftBusy = new boolean[0];
     long[] iterStart = new long[0];
+    /** Correlation ids of the copies from or to pageable memory, sorted. */
+    long[] pageable = new long[0];
     long launches;
     long slowAllocs;
     double slowAllocNs;
@@ -317,6 +323,7 @@ public final class Attribution {
       }
       pageable = Arrays.copyOf(pageable, np);
       Arrays.sort(pageable);
+      h.pageable = pageable;
       // the calls in start order: as recorded (one host thread records them in order), else sorted
       List<ApiCallRecord> api;
       if (sorted) {
@@ -452,6 +459,7 @@ public final class Attribution {
     List<Graph.Node> nodes = in.graph().nodes();
     boolean[] drained = drained(in);
     h.drained = drained;
+    h.leftBusy = leftBusy(in);
     double launchGap = LAUNCH_GAP_LATENCIES * Math.max(1_000, in.hw().launchLatencyNs());
     double[] w = new double[6];
     int[] syncCall = new int[16];
@@ -621,11 +629,38 @@ public final class Attribution {
   }
 
   /**
+   * Per host call, whether it was blocking and left the device busy: work issued before it was still running when it
+   * returned (a wait for part of the work only). A call that found the device idle neither drained it nor left it
+   * busy.
+   */
+  static boolean[] leftBusy(Input in) {
+    Host h = in.host();
+    List<Graph.Node> nodes = in.graph().nodes();
+    int[] byLaunch = in.launchOrder();
+    boolean[] busy = new boolean[h.calls];
+    int q = 0;
+    long maxEnd = Long.MIN_VALUE;
+    for (int k = 0; k < h.calls; k++) {
+      if (!blocking(h.cat[k])) {
+        continue;
+      }
+      while (q < byLaunch.length && nodes.get(byLaunch[q]).launchNs() < h.start[k]) {
+        maxEnd = Math.max(maxEnd, nodes.get(byLaunch[q]).endNs());
+        q++;
+      }
+      busy[k] = maxEnd > h.end[k] + TOUCH_NS;
+    }
+    return busy;
+  }
+
+  /**
    * Host synchronizations beyond what the job needs. A job that pipelines (work on two or more streams, and waits
-   * that leave the device busy) needs no wait that drains the device: every draining synchronization is excess.
-   * Otherwise the need is counted: with iteration markers, the fewest synchronizations of any iteration after the
-   * first (the cheapest ones of each iteration count as needed; those outside iterations too); without markers, one
-   * per 100 launches. Each excess one costs the device-idle time charged to it by {@link #idle}.
+   * that left the device busy) needs no wait that drains the device: every draining synchronization is excess.
+   * Otherwise, with iteration markers, the job's own synchronizations are the ones at the same place in at least half
+   * of the iterations after the first — the same number of launches since the iteration began, or the same number
+   * before it ends (a job repeats its structure every iteration) —; the rest are excess. Without markers the need is
+   * one per 100 launches (the cheapest). Each excess one costs the device-idle time charged to it by {@link #idle}, or
+   * the overlap its drain destroyed ({@link #refill}).
    */
   static void syncs(Input in, Map<Cause, Lost> out) {
     Host h = in.host();
@@ -634,48 +669,27 @@ public final class Attribution {
     }
     boolean[] excess = new boolean[h.syncs];
     int draining = 0;
+    int busy = 0;
     for (int s = 0; s < h.syncs; s++) {
       draining += h.drained.length > 0 && h.drained[h.syncCall[s]] ? 1 : 0;
+      busy += h.leftBusy.length > 0 && h.leftBusy[h.syncCall[s]] ? 1 : 0;
     }
     int iterations = h.iterStart.length;
     long needed;
     String rule;
-    if (draining < h.syncs && streams(in.graph()) >= 2) {
+    if (busy > 0 && streams(in.graph()) >= 2) {
       needed = h.syncs - draining;
-      rule = "no wait that drains the device (it pipelines over several streams, and " + needed + " of its waits"
+      rule = "no wait that drains the device (it pipelines over several streams, and " + busy + " of its waits"
           + " left the device busy)";
       for (int s = 0; s < h.syncs; s++) {
         excess[s] = h.drained[h.syncCall[s]];
       }
     } else if (iterations >= 2) {
-      int[] count = new int[iterations];
-      int[] iter = new int[h.syncs];
-      for (int s = 0; s < h.syncs; s++) {
-        iter[s] = h.iteration(h.syncStart[s]);
-        if (iter[s] >= 0) {
-          count[iter[s]]++;
-        }
-      }
-      // the first iteration fills the pipeline and may retire nothing: it does not set the need
-      int min = Integer.MAX_VALUE;
-      for (int i = iterations > 2 ? 1 : 0; i < iterations; i++) {
-        min = Math.min(min, count[i]);
-      }
-      needed = min;
-      rule = "the fewest of any iteration after the first: " + min + " per iteration";
-      // per iteration, the cheapest `min` are needed
-      Integer[] order = new Integer[h.syncs];
-      for (int s = 0; s < h.syncs; s++) {
-        order[s] = s;
-      }
-      Arrays.sort(order, Comparator.comparingInt((Integer s) -> iter[s]).thenComparingDouble(s -> h.syncCost[s]));
-      int prev = Integer.MIN_VALUE;
-      int rank = 0;
-      for (int s : order) {
-        rank = iter[s] == prev ? rank + 1 : 0;
-        prev = iter[s];
-        excess[s] = iter[s] >= 0 && rank >= min;
-      }
+      needed = recurring(h, excess);
+      rule = "those at the same place (launches since the iteration began, or before it ended) in at least half of"
+          + " the iterations after the first: " + needed + " of them, " + (needed % iterations == 0
+          ? String.valueOf(needed / iterations) : String.format(Locale.ROOT, "%.1f", needed / (double) iterations))
+          + " per iteration";
     } else {
       needed = Math.max(1, h.launches / 100);
       rule = "one per 100 launches";
@@ -713,6 +727,64 @@ public final class Attribution {
               + " idled %.2f ms", h.syncs, rule, n, draining, total / 1e6), Map.of("syncs", h.syncs, "needed", needed,
           "excess", n, "draining", draining, "idleNs", total)));
     }
+  }
+
+  /**
+   * Marks as excess the synchronizations inside marked iterations that do not recur: a synchronization's place is the
+   * number of launches in its iteration before it, and the number after it; a place held by a synchronization in at
+   * least half of the iterations after the first (at least two) is the job's own. Returns how many are needed.
+   */
+  static long recurring(Host h, boolean[] excess) {
+    int iterations = h.iterStart.length;
+    int[] launchesBefore = new int[h.calls + 1];
+    for (int k = 0; k < h.calls; k++) {
+      launchesBefore[k + 1] = launchesBefore[k] + (h.cat[k] == LAUNCH ? 1 : 0);
+    }
+    // per iteration, the launches before its first call and before its end
+    int[] first = new int[iterations + 1];
+    for (int i = 0; i <= iterations; i++) {
+      int lo = 0;
+      int hi = h.calls;
+      long t = i < iterations ? h.iterStart[i] : Long.MAX_VALUE;
+      while (lo < hi) {
+        int mid = (lo + hi) >>> 1;
+        if (h.start[mid] < t) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      first[i] = launchesBefore[lo];
+    }
+    int[] iter = new int[h.syncs];
+    long[] fromStart = new long[h.syncs];
+    long[] toEnd = new long[h.syncs];
+    Map<Long, Set<Integer>> heldBy = new java.util.HashMap<>();
+    int skip = iterations > 2 ? 1 : 0;
+    for (int s = 0; s < h.syncs; s++) {
+      int i = h.iteration(h.syncStart[s]);
+      iter[s] = i;
+      if (i < 0) {
+        continue;
+      }
+      int k = h.syncCall[s];
+      // places as keys: launches since the start (even keys), launches to the end (odd keys)
+      fromStart[s] = 2L * (launchesBefore[k] - first[i]);
+      toEnd[s] = 2L * (first[i + 1] - launchesBefore[k]) + 1;
+      if (i >= skip) {
+        heldBy.computeIfAbsent(fromStart[s], x -> new HashSet<>()).add(i);
+        heldBy.computeIfAbsent(toEnd[s], x -> new HashSet<>()).add(i);
+      }
+    }
+    int quorum = Math.max(2, (iterations - skip + 1) / 2);
+    long needed = 0;
+    for (int s = 0; s < h.syncs; s++) {
+      boolean own = iter[s] < 0 || heldBy.getOrDefault(fromStart[s], Set.of()).size() >= quorum
+          || heldBy.getOrDefault(toEnd[s], Set.of()).size() >= quorum;
+      excess[s] = !own;
+      needed += own ? 1 : 0;
+    }
+    return needed;
   }
 
   /**
@@ -870,7 +942,9 @@ public final class Attribution {
           other = lastEnd[o];
         }
       }
-      if (other != Long.MIN_VALUE && other - OVERLAP_MARGIN_NS > ready) {
+      // a copy staged through pageable memory is the host's to overlap, not the streams' (PAGEABLE_COPIES)
+      boolean staged = n.kind() == Graph.Kind.COPY && Arrays.binarySearch(h.pageable, n.correlationId()) >= 0;
+      if (other != Long.MIN_VALUE && other - OVERLAP_MARGIN_NS > ready && !staged) {
         int seg = byIteration ? h.iteration(n.launchNs()) : in.chunk(n.launchNs());
         if (seg >= 0) {
           opportunities[seg]++;
@@ -933,7 +1007,7 @@ public final class Attribution {
     for (int seg = 0; seg < segments; seg++) {
       allOpportunities += opportunities[seg];
       allOverlapped += overlapped[seg];
-      if (opportunities[seg] < 2) {
+      if (opportunities[seg] == 0) {
         continue;
       }
       judged++;
@@ -943,7 +1017,7 @@ public final class Attribution {
         l.add(in, segmentAt[seg], segmentLost[seg]);
       }
     }
-    if (serial >= MIN_EVENTS && serialOpportunities >= MIN_OPPORTUNITIES) {
+    if (serial >= MIN_EVENTS && serialOpportunities >= MIN_OPPORTUNITIES && serial * 2 >= judged) {
       l.certainty = 0.8 * serial / judged;
       l.evidence.add(new Evidence("trace", String.format(Locale.ROOT,
           "in %d of %d %s, operations issued while work of another stream was running never ran beside it (%d such"
@@ -1019,17 +1093,19 @@ public final class Attribution {
 
   /**
    * Clock causes from the state samples: for each sample interval with a throttle reason set and the SM clock below
-   * its boost clock, the kernel-busy time in it times the clock deficit is lost (a compute- or on-chip-latency-bound
-   * kernel at clock f takes boost / f as long), split evenly between the causes whose reason bits are set; each
-   * kernel's part of the busy time is one event.
+   * its boost clock, each kernel's part of the interval's kernel-busy time times the share of its time the lowered
+   * clock cost it ({@link #clockShare}) is lost, split evenly between the causes whose reason bits are set; each
+   * kernel's part is one event.
    */
   static void clocks(Input in, Clock clock, Map<Cause, Lost> out) {
     if (clock.time().length < 2) {
       return;
     }
     List<Graph.Node> nodes = in.graph().nodes();
+    Map<ShapeKey, Double> atSpeed = atSpeed(nodes, clock);
     Map<Cause, long[]> counts = new EnumMap<>(Cause.class);
     Map<Cause, Double> deficitSum = new EnumMap<>(Cause.class);
+    long[] judged = new long[2];
     int k = 0;
     long[] time = clock.time();
     for (int i = 0; i + 1 < time.length; i++) {
@@ -1052,8 +1128,9 @@ public final class Attribution {
           long s = Math.max(reached, n.startNs());
           long e = Math.min(t1, n.endNs());
           if (e > s) {
+            double share = clockShare(n, deficit, atSpeed, judged);
             for (Cause c : causes) {
-              lost(out, c).add(in, s, (e - s) * deficit / causes.size());
+              lost(out, c).add(in, s, (e - s) * share / causes.size());
             }
             reached = e;
           }
@@ -1067,11 +1144,82 @@ public final class Attribution {
     for (Map.Entry<Cause, long[]> e : counts.entrySet()) {
       long n = e.getValue()[0];
       Lost l = out.get(e.getKey());
+      if (l == null) {
+        continue;
+      }
       l.evidence.add(new Evidence("telemetry", String.format(Locale.ROOT,
-          "%d of %d state samples show clock-event reasons of %s, with the SM clock %.0f%% below %.0f MHz on average",
-          n, time.length, e.getKey().label(), deficitSum.get(e.getKey()) / n * 100, clock.boost()),
-          Map.of("samples", n, "of", time.length, "meanDeficit", deficitSum.get(e.getKey()) / n)));
+          "%d of %d state samples show clock-event reasons of %s, with the SM clock %.0f%% below %.0f MHz on average;"
+              + " the time lost per throttled kernel: %d against the same kernel's executions at speed (its time beyond"
+              + " their median, at most the deficit), %d with none at speed as its whole time times the deficit (an"
+              + " upper bound)", n, time.length, e.getKey().label(), deficitSum.get(e.getKey()) / n * 100,
+          clock.boost(), judged[0], judged[1]), Map.of("samples", n, "of", time.length, "meanDeficit",
+          deficitSum.get(e.getKey()) / n, "againstAtSpeed", judged[0], "wholeTime", judged[1])));
     }
+  }
+
+  /**
+   * A kernel's shape: its name, its grid, and its declared bytes and lower bound (which follow from its declared work):
+   * the same launch of the same code.
+   */
+  record ShapeKey(String name, long blocks, long bytes, double lowerNs) {
+    static ShapeKey of(Graph.Node n) {
+      return new ShapeKey(n.name(), n.blocks(), n.predictedBytes(), n.lowerNs());
+    }
+  }
+
+  /**
+   * The median duration of each kernel shape's executions that started in a sample interval at speed: the samples at
+   * both its ends show the SM clock within {@link #MIN_DEFICIT} of the boost clock (a sample taken while the device
+   * idled, at its idle clock, says nothing of the clock once work arrived; a clock that is lowered between two samples
+   * shows only in the second).
+   */
+  static Map<ShapeKey, Double> atSpeed(List<Graph.Node> nodes, Clock clock) {
+    Map<ShapeKey, long[]> durations = new java.util.HashMap<>();
+    for (Graph.Node n : nodes) {
+      int i = clock.at(n.startNs());
+      if (n.kind() != Graph.Kind.KERNEL || i < 0 || i + 1 >= clock.time().length
+          || clock.deficit()[i] >= MIN_DEFICIT || clock.deficit()[i + 1] >= MIN_DEFICIT) {
+        continue;
+      }
+      // [count, durations...]
+      long[] d = durations.computeIfAbsent(ShapeKey.of(n), x -> new long[5]);
+      if (d[0] + 1 == d.length) {
+        d = Arrays.copyOf(d, d.length * 2);
+        durations.put(ShapeKey.of(n), d);
+      }
+      d[(int) ++d[0]] = n.durationNs();
+    }
+    Map<ShapeKey, Double> median = new java.util.HashMap<>();
+    for (Map.Entry<ShapeKey, long[]> e : durations.entrySet()) {
+      long[] d = e.getValue();
+      int m = (int) d[0];
+      long[] v = Arrays.copyOfRange(d, 1, m + 1);
+      Arrays.sort(v);
+      median.put(e.getKey(), m % 2 == 1 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2.0);
+    }
+    return median;
+  }
+
+  /**
+   * The share of kernel {@code n}'s time that a clock {@code deficit} below the boost clock cost it, at most the
+   * deficit (a kernel all of whose time scales with the clock takes {@code 1 / (1 - deficit)} as long, so it lost
+   * {@code deficit} of its time): its time beyond the median of the same shape's executions at speed, which leaves out
+   * what does not scale with the SM clock (bytes at the memory's bandwidth, the fixed cost of a launch). Without such
+   * an execution, the deficit: an upper bound. The planner's bound is not used: at low occupancy a kernel its roofline
+   * calls bandwidth-bound still scales with the clock. {@code judged} counts the two ways.
+   */
+  static double clockShare(Graph.Node n, double deficit, Map<ShapeKey, Double> atSpeed, long[] judged) {
+    double dur = n.durationNs();
+    if (dur <= 0) {
+      return 0;
+    }
+    Double ref = atSpeed.get(ShapeKey.of(n));
+    if (ref != null) {
+      judged[0]++;
+      return Math.clamp((dur - ref) / dur, 0, deficit);
+    }
+    judged[1]++;
+    return deficit;
   }
 
   /**
@@ -1154,11 +1302,12 @@ public final class Attribution {
         }
         continue;
       }
-      if (traffic) {
+      if (traffic && bandwidthBound) {
+        // its extra bytes explain its time; a kernel still compute-bound at its measured bytes is judged below
         continue;
       }
       // the model's time without the slack: what the execution should have taken at worst
-      double expected = n.upperNs() / 1.5;
+      double expected = n.upperNs() / PLANNER_SLACK;
       if (n.bound() == Graph.Bound.MEMORY) {
         memoryKernels++;
         if (dur > n.upperNs()) {

@@ -1,9 +1,15 @@
 package io.gitm.optimizer.attribution;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.withinPercentage;
 
 import io.gitm.optimizer.Analysis;
+import io.gitm.sim.SimSpec;
+import io.gitm.trace.MarkerRecord;
+import io.gitm.trace.TraceMeta;
+import io.gitm.trace.TraceRecord;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,6 +38,22 @@ class AttributionOnSimulatedDeviceTest {
       assertThat(a.hypotheses()).as("%s seed %d: %s", fault, seed, a.hypotheses()).isNotEmpty();
       assertThat(a.hypotheses().getFirst().cause()).as("%s seed %d: %s", fault, seed, a.hypotheses()).isEqualTo(cause);
     }
+  }
+
+  @Test
+  void aClockDropMidRunCostsWhatTheRunLostNotTheKernelTimeTimesTheDeficit() {
+    // a 5 GFLOP compute-bound kernel beside the bandwidth-bound one, whose bytes do not slow with the SM clock: the
+    // kernel time times the deficit overstates the loss
+    TraceMeta[] meta = new TraceMeta[1];
+    List<TraceRecord> free = SyntheticJob.run("", 1, 200, 5e9, meta);
+    long mid = free.stream().filter(r -> r instanceof MarkerRecord m && m.name().equals("iteration 100"))
+        .findFirst().orElseThrow().startNs();
+    long freeSpan = Analysis.analyze(meta[0], free, SimSpec.preset("h200").hardware()).spanNs();
+    Analysis.Result a = SyntheticJob.analyze("clock-drop@" + mid + "ns", 1, 200, 5e9);
+    double lost = 1 - (double) freeSpan / a.spanNs();
+    Hypothesis h = a.hypotheses().getFirst();
+    assertThat(h.cause()).as("%s", a.hypotheses()).isEqualTo(Cause.CLOCK_DROP);
+    assertThat(h.effect()).as("effect against the lost share %.4f", lost).isCloseTo(lost, withinPercentage(10));
   }
 
   @Test

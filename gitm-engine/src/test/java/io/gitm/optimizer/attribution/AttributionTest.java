@@ -8,10 +8,13 @@ import static io.gitm.optimizer.Records.sample;
 import static io.gitm.optimizer.Records.sync;
 import static io.gitm.optimizer.Records.work;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.withinPercentage;
 
 import io.gitm.device.Precision;
 import io.gitm.optimizer.Analysis;
+import io.gitm.optimizer.Records;
 import io.gitm.trace.ApiKind;
+import io.gitm.trace.CopyKind;
 import io.gitm.trace.MarkerRecord;
 import io.gitm.trace.SyncKind;
 import io.gitm.trace.TraceRecord;
@@ -87,6 +90,45 @@ class AttributionTest {
   }
 
   @Test
+  void kernelsUnderASampleTakenAtTheIdleClockAreNoReferenceAtSpeed() {
+    // the first sample finds the device idle (345 MHz, the idle reason); the clock is held at half its boost before
+    // the first kernel, so every kernel, those of the first interval too, takes twice its time
+    List<TraceRecord> t = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      long at = i * 2_001_000L;
+      t.add(i == 0 ? sample(0, at, 345, 0x1) : sample(0, at, 500, 0x2));
+      t.add(kernel("gemm", 7, i + 1, at, at + 2_000_000, 1000));
+      t.add(work("gemm", 7, i + 1, at, 1e10, Precision.FP32, 1000));
+    }
+    assertThat(Analysis.analyze(META, t, HW).hypotheses()).extracting(Hypothesis::cause).contains(Cause.CLOCK_DROP);
+  }
+
+  @Test
+  void aClockLoweredBetweenTwoSamplesLeavesNoReferenceAtSpeedInBetween() {
+    // the first sample is at the boost clock, but the clock halves after the first kernel: the second kernel, in the
+    // same sample interval, already takes 2 ms; every later interval is sampled at half the clock and holds one 2 ms
+    // kernel that took 1 ms at speed
+    List<TraceRecord> t = new ArrayList<>();
+    t.add(sample(0, 0, 1000, 0));
+    t.add(kernel("gemm", 7, 1, 0, 1_000_000, 1000));
+    t.add(work("gemm", 7, 1, 0, 1e10, Precision.FP32, 1000));
+    long at = 1_001_000;
+    for (int i = 1; i < 20; i++) {
+      if (i > 1) {
+        t.add(sample(0, at, 500, 0x2));
+      }
+      t.add(kernel("gemm", 7, i + 1, at, at + 2_000_000, 1000));
+      t.add(work("gemm", 7, i + 1, at, 1e10, Precision.FP32, 1000));
+      at += 2_001_000;
+    }
+    t.add(sample(0, at, 500, 0x2));
+    Analysis.Result a = Analysis.analyze(META, t, HW);
+    Hypothesis h = a.hypotheses().stream().filter(x -> x.cause() == Cause.CLOCK_DROP).findFirst().orElseThrow();
+    // the 18 sampled throttled intervals lost 1 ms each
+    assertThat(h.effect()).isCloseTo(18e6 / a.spanNs(), withinPercentage(5));
+  }
+
+  @Test
   void aClockAtItsBoostNamesNoClockCauseWhateverTheBits() {
     assertThat(Analysis.analyze(META, throttled(1000, 0x4), HW).hypotheses()).isEmpty();
   }
@@ -133,7 +175,7 @@ class AttributionTest {
   }
 
   @Test
-  void extraWaitsThatDrainTheDeviceAreSynchronousHostCallsBeyondTheFewestPerIteration() {
+  void extraWaitsThatDrainTheDeviceInAThirdOfTheIterationsAreSynchronousHostCalls() {
     // one-stream loop: every iteration waits once at its end; every third also right after its launch
     List<TraceRecord> t = new ArrayList<>();
     long at = 0;
@@ -164,7 +206,146 @@ class AttributionTest {
     Hypothesis h = a.hypotheses().stream().filter(x -> x.cause() == Cause.SYNCHRONOUS_HOST_CALLS).findFirst()
         .orElseThrow();
     assertThat(h.evidence()).anyMatch(e -> e.summary().startsWith("40 host synchronizations")
-        && e.summary().contains("1 per iteration") && e.summary().contains("10 excess"));
+        && e.summary().contains("30 of them, 1 per iteration") && e.summary().contains("10 excess"));
+  }
+
+  @Test
+  void stallsEveryFewLaunchesAreExcessEvenWhenEveryIterationHasThemAndSomeFindTheDeviceIdle() {
+    // a launch-bound loop over two streams (no wait leaves the device busy): 20 launches an iteration, a context
+    // synchronization after every 7th launch (the count runs across iterations, so their places drift), and the job's
+    // own stream synchronization at each iteration's end; after half the launches the kernel (0.5 µs) has ended
+    // before the synchronization can find it running
+    List<TraceRecord> t = new ArrayList<>();
+    long at = 0;
+    long corr = 1;
+    int launches = 0;
+    int stalls = 0;
+    int stallsAtTheEnd = 0;
+    for (int i = 0; i < 30; i++) {
+      long start = at;
+      long lastEnd = at;
+      for (int j = 0; j < 20; j++) {
+        int stream = 7 + j % 2;
+        long dur = j % 2 == 0 ? 3_000 : 500;
+        t.add(api(ApiKind.LAUNCH, "cuLaunchKernel", corr, at, at + 5_000));
+        at += 5_000;
+        t.add(kernel("k" + j, stream, corr, at, at + dur, 100));
+        t.add(work("k" + j, stream, corr++, at - 5_000, 0, Precision.FP32, dur));
+        lastEnd = at + dur;
+        if (++launches % 7 == 0) {
+          stalls++;
+          stallsAtTheEnd += j == 19 ? 1 : 0;
+          long end = Math.max(at + 1_000, lastEnd);
+          t.add(api(ApiKind.SYNC, "cuCtxSynchronize", corr, at, end));
+          t.add(sync(SyncKind.CONTEXT, -1, corr++, at, end));
+          at = end;
+        }
+      }
+      long end = Math.max(at + 1_000, lastEnd);
+      t.add(api(ApiKind.SYNC, "cuStreamSynchronize", corr, at, end));
+      t.add(sync(SyncKind.STREAM, 7, corr++, at, end));
+      at = end + 1_000;
+      t.add(new MarkerRecord("iteration " + i, 1, start, at));
+    }
+    Hypothesis h = Analysis.analyze(META, t, HW).hypotheses().stream()
+        .filter(x -> x.cause() == Cause.SYNCHRONOUS_HOST_CALLS).findFirst().orElseThrow();
+    // a stall that falls on the iteration's last launch sits where the job's own synchronization does: not excess
+    String all = (stalls + 30) + " host synchronizations";
+    String excess = (stalls - stallsAtTheEnd) + " excess";
+    assertThat(h.evidence()).anyMatch(e -> e.summary().startsWith(all) && e.summary().contains("same place")
+        && e.summary().contains(excess));
+  }
+
+  /**
+   * Per iteration (30 of them) a 40 µs kernel on stream 8, a wait on stream 7 (for an event of any stream: the
+   * planner cannot pair them), then a 40 µs kernel on stream 7 issued while the first runs: one chance to overlap an
+   * iteration, which the second kernel takes, or, with {@code serialized}, not (it starts when the first ends).
+   */
+  private static List<TraceRecord> oneChancePerIteration(boolean serialized) {
+    return oneChancePerIteration(serialized ? 1 : 0, false);
+  }
+
+  /**
+   * As above, the second operation serialized in every {@code serialEvery}-th iteration (0: none); with
+   * {@code pageable}, it is a copy from pageable memory (whose API call holds the host until it ends) instead of a
+   * kernel.
+   */
+  private static List<TraceRecord> oneChancePerIteration(int serialEvery, boolean pageable) {
+    List<TraceRecord> t = new ArrayList<>();
+    long at = 0;
+    long corr = 1;
+    for (int i = 0; i < 30; i++) {
+      long start = at;
+      t.add(api(ApiKind.LAUNCH, "cuLaunchKernel", corr, at, at + 5_000));
+      t.add(kernel("load", 8, corr, at + 5_000, at + 45_000, 10));
+      t.add(work("load", 8, corr++, at, 0, Precision.FP32, 40_000));
+      t.add(api(ApiKind.SYNC, "cuStreamWaitEvent", corr, at + 5_000, at + 7_000));
+      t.add(sync(SyncKind.STREAM_WAIT_EVENT, 7, corr++, at + 5_000, at + 7_000));
+      long k = serialEvery > 0 && i % serialEvery == 0 ? at + 45_000 : at + 12_000;
+      if (pageable) {
+        t.add(api(ApiKind.COPY, "cuMemcpyHtoDAsync", corr, at + 7_000, k + 40_000));
+        t.add(Records.copy(CopyKind.HTOD, 100_000, true, 7, corr++, k, k + 40_000));
+      } else {
+        t.add(api(ApiKind.LAUNCH, "cuLaunchKernel", corr, at + 7_000, at + 12_000));
+        t.add(kernel("compute", 7, corr, k, k + 40_000, 10));
+        t.add(work("compute", 7, corr++, at + 7_000, 0, Precision.FP32, 40_000));
+      }
+      long waitFrom = pageable ? k + 40_000 : at + 12_000;
+      t.add(api(ApiKind.SYNC, "cuStreamSynchronize", corr, waitFrom, k + 41_000));
+      t.add(sync(SyncKind.STREAM, 7, corr++, waitFrom, k + 41_000));
+      at = k + 42_000;
+      t.add(new MarkerRecord("iteration " + i, 1, start, at));
+    }
+    return t;
+  }
+
+  @Test
+  void streamsThatNeverOverlapAtTheirOneChanceAnIterationAreFalselySerialized() {
+    assertThat(Analysis.analyze(META, oneChancePerIteration(true), HW).hypotheses()).extracting(Hypothesis::cause)
+        .contains(Cause.FALSE_SERIALIZATION);
+    assertThat(Analysis.analyze(META, oneChancePerIteration(false), HW).hypotheses()).extracting(Hypothesis::cause)
+        .doesNotContain(Cause.FALSE_SERIALIZATION);
+  }
+
+  @Test
+  void aMissedOverlapInAThirdOfTheIterationsIsNoSerialization() {
+    assertThat(Analysis.analyze(META, oneChancePerIteration(3, false), HW).hypotheses())
+        .extracting(Hypothesis::cause).doesNotContain(Cause.FALSE_SERIALIZATION);
+  }
+
+  @Test
+  void aCopyStagedThroughPageableMemoryThatMissesItsOverlapIsNoStreamSerialization() {
+    assertThat(Analysis.analyze(META, oneChancePerIteration(1, true), HW).hypotheses())
+        .extracting(Hypothesis::cause).doesNotContain(Cause.FALSE_SERIALIZATION);
+  }
+
+  /**
+   * Thirty kernels of 1 GFLOP (100 µs at the test device's peak) over 200 blocks, declaring 10 kB, that moved
+   * {@code measured} bytes and took {@code durNs} each, the clock at speed.
+   */
+  private static List<TraceRecord> fullDeviceKernels(long measured, long durNs) {
+    List<TraceRecord> t = new ArrayList<>();
+    long at = 0;
+    for (long corr = 1; corr <= 30; corr++) {
+      t.add(sample(0, at, 1000, 0));
+      t.add(api(ApiKind.LAUNCH, "cuLaunchKernel", corr, at, at + 5_000));
+      t.add(kernel("gemm", 7, corr, at + 5_000, at + 5_000 + durNs, 200));
+      t.add(work("gemm", 7, corr, at, 1e9, Precision.FP32, 10_000));
+      t.add(Records.traffic(corr, at + 5_000 + durNs, measured));
+      at += 5_000 + durNs + 1_000;
+    }
+    return t;
+  }
+
+  @Test
+  void excessBytesThatLeaveAKernelComputeBoundDoNotHideAnotherTenant() {
+    // 4x the declared bytes is 40 µs of memory time, under the 100 µs of compute: taking twice the compute time is
+    // not the traffic's doing
+    assertThat(Analysis.analyze(META, fullDeviceKernels(40_000, 200_000), HW).hypotheses())
+        .extracting(Hypothesis::cause).contains(Cause.EXCESS_TRAFFIC, Cause.CONTENTION);
+    // 40x is 400 µs of memory time: the traffic explains the kernel's 420 µs
+    assertThat(Analysis.analyze(META, fullDeviceKernels(400_000, 420_000), HW).hypotheses())
+        .extracting(Hypothesis::cause).contains(Cause.EXCESS_TRAFFIC).doesNotContain(Cause.CONTENTION);
   }
 
   @Test
