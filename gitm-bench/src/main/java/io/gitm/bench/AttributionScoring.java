@@ -184,7 +184,7 @@ public final class AttributionScoring {
     return switch (name) {
       case "hft-lob" -> new Job(name, s -> new HftLobWorkload(params(s)), tuned(), 24, 20, 5, 50);
       case "af2" -> new Job(name, s -> new Af2Workload(af2Params(s)), af2Tuned(), 8, 4, 1, 20);
-      case "af2-graph" -> new Job(name, s -> new Af2Workload(af2Params(s)), af2Graph(), 8, 4, 1, 20);
+      case "af2-graph" -> new Job(name, s -> new Af2Workload(af2Params(s)), af2Graph(), 24, 4, 1, 20);
       case "kitti" -> new Job(name, s -> new KittiWorkload(kittiParams(s)), kittiTuned(), 48, 4, 1, 20);
       default -> throw new IllegalArgumentException("unknown workload '" + name + "': known are "
           + String.join(", ", JOBS) + " (or all)");
