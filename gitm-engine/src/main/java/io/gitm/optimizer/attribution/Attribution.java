@@ -277,6 +277,8 @@ public final class Attribution {
     long[] overStart = new long[0];
     long[] overEnd = new long[0];
     List<StateSample> samples = new ArrayList<>();
+    /** The state samples that hold {@link StateField#OTHER_PROCESSES}, in trace order (whatever their clocks hold). */
+    List<StateSample> tenantSamples = new ArrayList<>();
     double retiredPages;
 
     static Host of(List<? extends TraceRecord> trace) {
@@ -305,6 +307,9 @@ public final class Attribution {
           }
           case StateSample s -> {
             h.samples.add(s);
+            if (Double.isFinite(s.get(StateField.OTHER_PROCESSES))) {
+              h.tenantSamples.add(s);
+            }
             double p = (s.has(StateField.RETIRED_PAGES) ? s.get(StateField.RETIRED_PAGES) : 0)
                 + (s.has(StateField.REMAPPED_ROWS) ? s.get(StateField.REMAPPED_ROWS) : 0);
             if (p > h.retiredPages) {

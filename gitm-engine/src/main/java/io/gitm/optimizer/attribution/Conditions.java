@@ -173,7 +173,7 @@ final class Conditions {
         copies.add(new long[] {c.startNs(), c.endNs()});
       }
     }
-    Map<Integer, Tenants> tenants = Tenants.of(in.trace());
+    Map<Integer, Tenants> tenants = Tenants.of(in.host().tenantSamples);
     int processSamples = 0;
     int neighbourSamples = 0;
     for (Tenants t : tenants.values()) {
@@ -459,10 +459,10 @@ final class Conditions {
    * (in order) and that count. Interval i runs from sample i to sample i + 1.
    */
   record Tenants(long[] time, double[] others) {
-    /** Per device, from the trace's state samples with the field; a device without such a sample has none. */
-    static Map<Integer, Tenants> of(List<? extends TraceRecord> trace) {
+    /** Per device, from the state samples with the field; a device without such a sample has none. */
+    static Map<Integer, Tenants> of(List<? extends TraceRecord> samples) {
       Map<Integer, List<StateSample>> by = new HashMap<>();
-      for (TraceRecord r : trace) {
+      for (TraceRecord r : samples) {
         if (r instanceof StateSample s && Double.isFinite(s.get(StateField.OTHER_PROCESSES))) {
           by.computeIfAbsent(s.device(), d -> new ArrayList<>()).add(s);
         }
