@@ -1179,23 +1179,32 @@ public final class Attribution {
    * shows only in the second).
    */
   static Map<ShapeKey, Double> atSpeed(List<Graph.Node> nodes, Clock clock) {
-    Map<ShapeKey, long[]> durations = new java.util.HashMap<>();
-    for (Graph.Node n : nodes) {
+    return medians(nodes, n -> {
       int i = clock.at(n.startNs());
-      if (n.kind() != Graph.Kind.KERNEL || i < 0 || i + 1 >= clock.time().length
-          || clock.deficit()[i] >= MIN_DEFICIT || clock.deficit()[i + 1] >= MIN_DEFICIT) {
+      return i >= 0 && i + 1 < clock.time().length && clock.deficit()[i] < MIN_DEFICIT
+          && clock.deficit()[i + 1] < MIN_DEFICIT;
+    }, ShapeKey::of);
+  }
+
+  /** The median duration of the kernels {@code include} accepts, per {@code key}. */
+  static <K> Map<K, Double> medians(List<Graph.Node> nodes, java.util.function.Predicate<Graph.Node> include,
+      java.util.function.Function<Graph.Node, K> key) {
+    Map<K, long[]> durations = new java.util.HashMap<>();
+    for (Graph.Node n : nodes) {
+      if (n.kind() != Graph.Kind.KERNEL || !include.test(n)) {
         continue;
       }
       // [count, durations...]
-      long[] d = durations.computeIfAbsent(ShapeKey.of(n), x -> new long[5]);
+      K k = key.apply(n);
+      long[] d = durations.computeIfAbsent(k, x -> new long[5]);
       if (d[0] + 1 == d.length) {
         d = Arrays.copyOf(d, d.length * 2);
-        durations.put(ShapeKey.of(n), d);
+        durations.put(k, d);
       }
       d[(int) ++d[0]] = n.durationNs();
     }
-    Map<ShapeKey, Double> median = new java.util.HashMap<>();
-    for (Map.Entry<ShapeKey, long[]> e : durations.entrySet()) {
+    Map<K, Double> median = new java.util.HashMap<>();
+    for (Map.Entry<K, long[]> e : durations.entrySet()) {
       long[] d = e.getValue();
       int m = (int) d[0];
       long[] v = Arrays.copyOfRange(d, 1, m + 1);

@@ -5,7 +5,6 @@ import io.gitm.optimizer.attribution.Attribution.Input;
 import io.gitm.optimizer.attribution.Attribution.Lost;
 import io.gitm.planner.Graph;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -24,8 +23,9 @@ import java.util.Map;
  *
  * <p>A kernel running when the other context's slice begins is paused until it ends (compute preemption): its record
  * spans the other's slice. A kernel is <b>held</b> when it lasted more than twice the median of the trace's kernels
- * of the same name and grid, and more than the allowance beyond it; the time beyond the median is held time, charged
- * as queued time is.
+ * of the same name and grid (not their declared work, which may vary with the data), and more than the allowance
+ * beyond it; the time beyond the median is held time, charged as queued time is, but only where the samples saw
+ * another process: without the field a cold start, a lowered clock or data-dependent work look the same.
  *
  * <p>Queued time is charged to {@link Cause#CONTENTION} when the state samples say another process had a context on
  * the device in that sample interval ({@link io.gitm.trace.StateField#OTHER_PROCESSES}), with certainty
@@ -58,13 +58,10 @@ final class Queued {
       long heldUnexplainedKernels) {}
 
   /** Kernels of one name and grid. */
-  private record Shape(String name, long blocks) {}
-
-  /** The durations of one shape's kernels, then their median. */
-  private static final class Durations {
-    long[] ns = new long[8];
-    int count;
-    long median;
+  private record Launch(String name, long blocks) {
+    static Launch of(Graph.Node n) {
+      return new Launch(n.name(), n.blocks());
+    }
   }
 
   /** Measures the queued time of every gap in the job's device activity. */
@@ -130,19 +127,19 @@ final class Queued {
     long heldKernels = 0;
     double heldUnexplained = 0;
     long heldUnexplainedKernels = 0;
-    Map<Shape, Durations> medians = medians(nodes);
-    for (int i = 0; i < nodes.size(); i++) {
+    Map<Launch, Double> medians = seen ? Attribution.medians(nodes, n -> true, Launch::of) : Map.of();
+    for (int i = 0; seen && i < nodes.size(); i++) {
       Graph.Node n = nodes.get(i);
       if (n.kind() != Graph.Kind.KERNEL) {
         continue;
       }
-      long median = medians.get(new Shape(n.name(), n.blocks())).median;
+      double median = medians.get(Launch.of(n));
       double beyond = n.durationNs() - median;
       if (beyond <= median || beyond <= allowance) {
         continue;
       }
       Conditions.Tenants t = tenants.get(n.device());
-      if (!seen || (t != null && t.sharedAt(n.startNs()))) {
+      if (t != null && t.sharedAt(n.startNs())) {
         held[i] = beyond;
         heldNs += beyond;
         heldKernels++;
@@ -153,26 +150,6 @@ final class Queued {
     }
     return new Waits(charged, chargedNs, chargedGaps, unexplained, unexplainedGaps, seen, held, heldNs, heldKernels,
         heldUnexplained, heldUnexplainedKernels);
-  }
-
-  /** Per kernel name and grid, the durations of its kernels and their median. */
-  private static Map<Shape, Durations> medians(List<Graph.Node> nodes) {
-    Map<Shape, Durations> out = new HashMap<>();
-    for (Graph.Node n : nodes) {
-      if (n.kind() != Graph.Kind.KERNEL) {
-        continue;
-      }
-      Durations d = out.computeIfAbsent(new Shape(n.name(), n.blocks()), k -> new Durations());
-      if (d.count == d.ns.length) {
-        d.ns = Arrays.copyOf(d.ns, d.count * 2);
-      }
-      d.ns[d.count++] = n.durationNs();
-    }
-    for (Durations d : out.values()) {
-      Arrays.sort(d.ns, 0, d.count);
-      d.median = d.ns[d.count / 2];
-    }
-    return out;
   }
 
   /** The host call that issued an operation launched at {@code launchNs}: its end, or MIN_VALUE when not traced. */

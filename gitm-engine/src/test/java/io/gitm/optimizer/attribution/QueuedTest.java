@@ -106,7 +106,10 @@ class QueuedTest {
     assertThat(unseen).isNotNull();
     assertThat(queue(unseen).summary()).contains("do not say whether another process");
     assertThat(unseen.confidence()).isLessThan(seen.confidence());
-    assertThat(unseen.effect()).isEqualTo(seen.effect());
+    // the same queued gaps; a held kernel counts only where the samples saw the other process
+    assertThat(queue(unseen).data()).containsEntry("queuedNs", queue(seen).data().get("queuedNs"))
+        .containsEntry("gaps", queue(seen).data().get("gaps")).containsEntry("heldKernels", 0L);
+    assertThat((Long) queue(seen).data().get("heldKernels")).isPositive();
   }
 
   @Test
