@@ -277,12 +277,13 @@ public final class Attribution {
     long[] overStart = new long[0];
     long[] overEnd = new long[0];
     List<StateSample> samples = new ArrayList<>();
-    /** The state samples that hold {@link StateField#OTHER_PROCESSES}, in trace order (whatever their clocks hold). */
-    List<StateSample> tenantSamples = new ArrayList<>();
+    /** Per device, its other tenants from the samples that hold {@link StateField#OTHER_PROCESSES}, whatever their clocks. */
+    Map<Integer, Conditions.Tenants> tenants = Map.of();
     double retiredPages;
 
     static Host of(List<? extends TraceRecord> trace) {
       Host h = new Host();
+      List<StateSample> tenantSamples = new ArrayList<>();
       int apiCalls = 0;
       long[] pageable = new long[16];
       int np = 0;
@@ -308,7 +309,7 @@ public final class Attribution {
           case StateSample s -> {
             h.samples.add(s);
             if (Double.isFinite(s.get(StateField.OTHER_PROCESSES))) {
-              h.tenantSamples.add(s);
+              tenantSamples.add(s);
             }
             double p = (s.has(StateField.RETIRED_PAGES) ? s.get(StateField.RETIRED_PAGES) : 0)
                 + (s.has(StateField.REMAPPED_ROWS) ? s.get(StateField.REMAPPED_ROWS) : 0);
@@ -394,6 +395,7 @@ public final class Attribution {
       overhead.sort(Comparator.comparingLong(OverheadRecord::startNs));
       h.overStart = overhead.stream().mapToLong(OverheadRecord::startNs).toArray();
       h.overEnd = overhead.stream().mapToLong(OverheadRecord::endNs).toArray();
+      h.tenants = Conditions.Tenants.of(tenantSamples);
       h.samples.removeIf(s -> !(s.has(StateField.SM_CLOCK) && s.has(StateField.CLOCK_EVENT_REASONS)
           && Double.isFinite(s.get(StateField.SM_CLOCK)) && Double.isFinite(s.get(StateField.CLOCK_EVENT_REASONS))));
       h.samples.sort(Comparator.comparingLong(StateSample::timeNs));

@@ -173,7 +173,7 @@ final class Conditions {
         copies.add(new long[] {c.startNs(), c.endNs()});
       }
     }
-    Map<Integer, Tenants> tenants = Tenants.of(in.host().tenantSamples);
+    Map<Integer, Tenants> tenants = in.host().tenants;
     int processSamples = 0;
     int neighbourSamples = 0;
     for (Tenants t : tenants.values()) {
@@ -459,13 +459,11 @@ final class Conditions {
    * (in order) and that count. Interval i runs from sample i to sample i + 1.
    */
   record Tenants(long[] time, double[] others) {
-    /** Per device, from the state samples with the field; a device without such a sample has none. */
-    static Map<Integer, Tenants> of(List<? extends TraceRecord> samples) {
+    /** Per device, from state samples that hold the field; a device without such a sample has none. */
+    static Map<Integer, Tenants> of(List<StateSample> samples) {
       Map<Integer, List<StateSample>> by = new HashMap<>();
-      for (TraceRecord r : samples) {
-        if (r instanceof StateSample s && Double.isFinite(s.get(StateField.OTHER_PROCESSES))) {
-          by.computeIfAbsent(s.device(), d -> new ArrayList<>()).add(s);
-        }
+      for (StateSample s : samples) {
+        by.computeIfAbsent(s.device(), d -> new ArrayList<>()).add(s);
       }
       Map<Integer, Tenants> out = new HashMap<>();
       by.forEach((d, xs) -> {

@@ -69,7 +69,7 @@ final class Queued {
     List<Graph.Node> nodes = in.graph().nodes();
     Host h = in.host();
     double allowance = Attribution.LAUNCH_GAP_LATENCIES * Math.max(1_000, in.hw().launchLatencyNs());
-    Map<Integer, Conditions.Tenants> tenants = Conditions.Tenants.of(h.tenantSamples);
+    Map<Integer, Conditions.Tenants> tenants = h.tenants;
     boolean seen = !tenants.isEmpty();
     double[] charged = new double[nodes.size()];
     long[] streamKey = new long[8];
