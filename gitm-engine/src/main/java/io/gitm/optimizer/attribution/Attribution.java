@@ -277,7 +277,7 @@ public final class Attribution {
     long[] overStart = new long[0];
     long[] overEnd = new long[0];
     List<StateSample> samples = new ArrayList<>();
-    /** Per device, its other tenants from the samples that hold {@link StateField#OTHER_PROCESSES}, whatever their clocks. */
+    /** Per device, its other tenants: from the samples holding {@link StateField#OTHER_PROCESSES}, whatever else. */
     Map<Integer, Conditions.Tenants> tenants = Map.of();
     double retiredPages;
 
