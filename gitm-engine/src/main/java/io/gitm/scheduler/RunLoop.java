@@ -47,9 +47,9 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class RunLoop {
   /**
-   * State sampling period on a real device (100 Hz), in host time: the Granger matrix bins telemetry per sample interval
-   * and needs at least 14 of them, so a profile of a fraction of a second still gets a testable series; one NVML sample
-   * costs 18–47 µs on the H200 (docs/nvidia-backend.md), under 0.5% of a core at this rate.
+   * State sampling period on a real device (100 Hz), in host time: the Granger matrix bins telemetry per sample
+   * interval and needs at least 14 of them, so a profile of a fraction of a second still gets a testable series; one
+   * NVML sample costs 18–47 µs on the H200 (docs/nvidia-backend.md), under 0.5% of a core at this rate.
    */
   public static final long SAMPLE_PERIOD_NS = 10_000_000L;
   /** State sampling period on the simulated device, in simulated time: its runs cover far less device time. */

@@ -52,11 +52,12 @@ import java.util.SplittableRandom;
  * <p>Covariates: the previous kernel's duration, the kernel's grid size and its place in the trace (they drive both
  * whether a batch boundary, where allocations and copies happen, comes before a kernel and how long it and the gap
  * are); for the residual outcomes also the other residual conditions, so that a first launch at a throttled clock is
- * not credited to the launch (the neighbour condition among them only when a sample of the trace saw a neighbour). Each estimate is added as evidence to the hypotheses of the causes it belongs to, when
- * their detectors found one (allocation → allocator stall; pageable copy → pageable copies; copy overlap →
- * memory-bound below roofline and contention, as an alternative explanation; throttled clock → the clock causes;
- * neighbour → contention). A first-launch effect that is significant after the adjustment and slows the kernel is the
- * cold-start detector: each first launch loses its duration times {@code 1 − 1/factor}.
+ * not credited to the launch (the neighbour condition among them only when a sample of the trace saw a neighbour). Each
+ * estimate is added as evidence to the hypotheses of the causes it belongs to, when their detectors found one
+ * (allocation → allocator stall; pageable copy → pageable copies; copy overlap → memory-bound below roofline and
+ * contention, as an alternative explanation; throttled clock → the clock causes; neighbour → contention). A
+ * first-launch effect that is significant after the adjustment and slows the kernel is the cold-start detector: each
+ * first launch loses its duration times {@code 1 − 1/factor}.
  */
 final class Conditions {
   /** Kernels needed before a per-kernel condition's effect is estimated. */
