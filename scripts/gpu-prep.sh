@@ -54,7 +54,7 @@ for m in gitm-*/; do
     cp -r "$m/target/test-classes" "$gpu/test-classes/$m"
   fi
 done
-rm -rf "$gpu/test-classes/gitm-engine/io/gitm/store/s3" "$gpu"/test-classes/gitm-cli/io/gitm/cli/SyncCommandTest*.class
+rm -rf "$gpu/test-classes/gitm-trace/io/gitm/store/s3" "$gpu"/test-classes/gitm-cli/io/gitm/cli/SyncCommandTest*.class
 
 echo "[gpu-prep] linking a Java runtime"
 "$JAVA_HOME/bin/jlink" --add-modules java.base,jdk.unsupported,java.management,jdk.httpserver,java.net.http,java.logging,java.xml \

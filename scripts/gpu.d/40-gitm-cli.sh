@@ -74,7 +74,7 @@ if [ -n "${GITM_RUN3_ARGS:-}" ]; then
 fi
 if [ "${GITM_KINETO:-1}" != 1 ]; then
   echo "== Kineto: skipped (GITM_KINETO=${GITM_KINETO})"
-elif echo "== Kineto: record a real PyTorch profiler trace and import it"; timeout 180 python3 gitm-engine/src/test/resources/tracer/record-kineto-trace.py "$out/kineto" > "$out/kineto-record.log" 2>&1; then
+elif echo "== Kineto: record a real PyTorch profiler trace and import it"; timeout 180 python3 gitm-trace/src/test/resources/tracer/record-kineto-trace.py "$out/kineto" > "$out/kineto-record.log" 2>&1; then
   k=$(ls "$out"/kineto/*.json 2>/dev/null | head -n1)
   step kineto-import trace import "$k" -o "$out/kineto-real.gtrace"
   step kineto-info trace info "$out/kineto-real.gtrace" --top 8

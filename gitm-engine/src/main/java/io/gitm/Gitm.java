@@ -1,6 +1,5 @@
 package io.gitm;
 
-import io.gitm.agents.Gate;
 import io.gitm.api.Budget;
 import io.gitm.api.Target;
 import io.gitm.api.Ticker;
@@ -8,9 +7,10 @@ import io.gitm.device.Device;
 import io.gitm.device.DeviceProvider;
 import io.gitm.device.DeviceRequest;
 import io.gitm.device.Devices;
-import io.gitm.kernels.Setup;
-import io.gitm.optimizer.report.Report;
-import io.gitm.scheduler.RunLoop;
+import io.gitm.levers.Setup;
+import io.gitm.report.Report;
+import io.gitm.run.RunLoop;
+import io.gitm.search.Gate;
 import io.gitm.store.RunStore;
 import io.gitm.workload.Workload;
 import java.io.IOException;

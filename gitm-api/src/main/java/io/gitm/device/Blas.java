@@ -1,5 +1,8 @@
 package io.gitm.device;
 
+import io.gitm.trace.Precision;
+import io.gitm.trace.Work;
+
 /** cuBLAS-style GEMM on FP32 matrices in column-major order: C = alpha * op(A) * op(B) + beta * C. */
 public interface Blas {
   /** The math mode in force for later GEMMs; settable from outside the workload. */

@@ -1,12 +1,21 @@
 package io.gitm.device;
 
 import io.gitm.api.Ticker;
+import java.util.Optional;
 
 /**
  * The runtime facade: one opened device and its context. Every call may throw {@link DeviceException}. Closing the
  * device frees what was allocated through it.
  */
 public interface Device extends AutoCloseable {
+  /**
+   * What a simulated device knows that a real one cannot: the faults it injected, its preset and its seed (written
+   * beside a run for scoring, never read by the analysis). Empty on a real device.
+   */
+  default Optional<Record> groundTruth() {
+    return Optional.empty();
+  }
+
   DeviceInfo info();
 
   /** The host clock as this device sees it: the real monotonic clock, or the simulator's simulated host time. */

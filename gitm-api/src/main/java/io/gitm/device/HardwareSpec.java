@@ -1,5 +1,6 @@
 package io.gitm.device;
 
+import io.gitm.trace.Precision;
 import java.util.EnumMap;
 import java.util.Map;
 

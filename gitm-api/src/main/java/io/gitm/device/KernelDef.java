@@ -1,5 +1,6 @@
 package io.gitm.device;
 
+import io.gitm.trace.Work;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 

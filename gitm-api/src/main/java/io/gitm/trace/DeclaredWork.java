@@ -1,6 +1,5 @@
 package io.gitm.trace;
 
-import io.gitm.device.Work;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;

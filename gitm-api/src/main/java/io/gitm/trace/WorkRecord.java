@@ -1,7 +1,5 @@
 package io.gitm.trace;
 
-import io.gitm.device.Precision;
-import io.gitm.device.Work;
 
 /**
  * The work one kernel launch declares (its {@link Work} model evaluated on the launch's configuration and arguments),

@@ -2,8 +2,6 @@ package io.gitm.trace;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gitm.device.Precision;
-import io.gitm.device.Work;
 import java.util.List;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;

@@ -1,10 +1,9 @@
 package io.gitm.bench;
 
+import io.gitm.analysis.attribution.Attribution;
+import io.gitm.analysis.attribution.Hypothesis;
+import io.gitm.analysis.monitor.Monitor;
 import io.gitm.device.HardwareSpec;
-import io.gitm.device.Precision;
-import io.gitm.optimizer.attribution.Attribution;
-import io.gitm.optimizer.attribution.Hypothesis;
-import io.gitm.optimizer.monitor.Monitor;
 import io.gitm.planner.Graph;
 import io.gitm.planner.Planner;
 import io.gitm.sim.SimSpec;
@@ -16,6 +15,7 @@ import io.gitm.trace.Dim3;
 import io.gitm.trace.KernelRecord;
 import io.gitm.trace.MarkerRecord;
 import io.gitm.trace.MemoryKind;
+import io.gitm.trace.Precision;
 import io.gitm.trace.StateField;
 import io.gitm.trace.StateSample;
 import io.gitm.trace.SyncKind;

@@ -1,8 +1,8 @@
 package io.gitm.bench;
 
-import io.gitm.agents.Candidate;
-import io.gitm.agents.Job;
-import io.gitm.agents.ManagedJob;
+import io.gitm.analysis.Analysis;
+import io.gitm.analysis.Ceilings;
+import io.gitm.analysis.attribution.Hypothesis;
 import io.gitm.api.Ticker;
 import io.gitm.device.Device;
 import io.gitm.device.DeviceInfo;
@@ -11,16 +11,16 @@ import io.gitm.device.DeviceRequest;
 import io.gitm.device.Devices;
 import io.gitm.device.HardwareSpec;
 import io.gitm.device.SchedulingMode;
-import io.gitm.kernels.Lever;
-import io.gitm.kernels.LeverContext;
-import io.gitm.kernels.Levers;
-import io.gitm.kernels.Setup;
-import io.gitm.optimizer.Analysis;
-import io.gitm.optimizer.Ceilings;
-import io.gitm.optimizer.attribution.Hypothesis;
-import io.gitm.optimizer.replay.Counterfactual;
-import io.gitm.scheduler.Profiler;
-import io.gitm.scheduler.RunLoop;
+import io.gitm.job.Job;
+import io.gitm.job.ManagedJob;
+import io.gitm.levers.Lever;
+import io.gitm.levers.LeverContext;
+import io.gitm.levers.Levers;
+import io.gitm.levers.Setup;
+import io.gitm.rank.Candidate;
+import io.gitm.rank.Counterfactual;
+import io.gitm.run.Profiler;
+import io.gitm.run.RunLoop;
 import io.gitm.sim.SimSpec;
 import io.gitm.store.RunStore;
 import io.gitm.trace.DeviceKind;
@@ -202,7 +202,7 @@ final class ManagedScenario {
       if (p != null && p.modelled()) {
         predicted.add(Candidate.replay(l, Math.max(0.05, 1 + p.gain()), Math.max(0.005, p.uncertainty())));
       } else {
-        double prior = io.gitm.scheduler.Optimizer.prior(l, analysis.hypotheses());
+        double prior = io.gitm.run.Optimizer.prior(l, analysis.hypotheses());
         predicted.add(Candidate.prior(l, 1 + prior, Math.max(0.02, prior)));
       }
     }

@@ -1,6 +1,5 @@
 package io.gitm.bench;
 
-import io.gitm.agents.Gate;
 import io.gitm.api.Ticker;
 import io.gitm.bench.SearchHarness.Comparison;
 import io.gitm.bench.SearchHarness.Measured;
@@ -8,6 +7,7 @@ import io.gitm.bench.SearchHarness.Outcome;
 import io.gitm.bench.SearchHarness.Run;
 import io.gitm.bench.SearchHarness.Settings;
 import io.gitm.device.Devices;
+import io.gitm.search.Gate;
 import io.gitm.store.RunStore;
 import io.gitm.workloads.hft.HftLobWorkload;
 import java.io.IOException;

@@ -2,13 +2,13 @@ package io.gitm.bench;
 
 import io.gitm.device.EventTracer;
 import io.gitm.device.HostMemoryKind;
+import io.gitm.sim.Replay;
 import io.gitm.sim.SimDevice;
 import io.gitm.sim.SimSpec;
-import io.gitm.device.Work;
-import io.gitm.sim.Replay;
 import io.gitm.trace.KernelRecord;
 import io.gitm.trace.TraceRecord;
 import io.gitm.trace.TraceSink;
+import io.gitm.trace.Work;
 import io.gitm.trace.WorkRecord;
 import io.gitm.workload.ExecutionConfig;
 import io.gitm.workload.OutputDigest;

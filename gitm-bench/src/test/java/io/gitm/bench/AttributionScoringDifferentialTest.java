@@ -2,8 +2,8 @@ package io.gitm.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gitm.optimizer.attribution.Cause;
-import io.gitm.optimizer.attribution.Differential;
+import io.gitm.analysis.Differential;
+import io.gitm.analysis.attribution.Cause;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -3,12 +3,12 @@ package io.gitm.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.gitm.agents.Candidate;
-import io.gitm.agents.Gate;
 import io.gitm.bench.SearchHarness.Comparison;
-import io.gitm.kernels.Lever;
-import io.gitm.kernels.LeverContext;
-import io.gitm.kernels.Levers;
+import io.gitm.levers.Lever;
+import io.gitm.levers.LeverContext;
+import io.gitm.levers.Levers;
+import io.gitm.rank.Candidate;
+import io.gitm.search.Gate;
 import io.gitm.workloads.hft.HftLobWorkload;
 import java.nio.file.Path;
 import java.util.ArrayList;

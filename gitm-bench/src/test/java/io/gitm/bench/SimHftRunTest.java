@@ -3,14 +3,14 @@ package io.gitm.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.gitm.device.Precision;
-import io.gitm.device.Work;
 import io.gitm.sim.Replay;
 import io.gitm.sim.SimSpec;
 import io.gitm.trace.ApiCallRecord;
 import io.gitm.trace.KernelRecord;
+import io.gitm.trace.Precision;
 import io.gitm.trace.StateSample;
 import io.gitm.trace.TraceRecord;
+import io.gitm.trace.Work;
 import io.gitm.trace.WorkRecord;
 import io.gitm.workload.OutputDigest;
 import io.gitm.workloads.hft.HftLobWorkload;

@@ -1,12 +1,12 @@
 package io.gitm.cli;
 
-import io.gitm.optimizer.Analysis;
-import io.gitm.optimizer.Ceilings;
-import io.gitm.optimizer.attribution.Differential;
-import io.gitm.optimizer.attribution.Evidence;
-import io.gitm.optimizer.attribution.Hypothesis;
-import io.gitm.optimizer.monitor.Monitor;
-import io.gitm.optimizer.monitor.Violation;
+import io.gitm.analysis.Analysis;
+import io.gitm.analysis.Ceilings;
+import io.gitm.analysis.Differential;
+import io.gitm.analysis.attribution.Evidence;
+import io.gitm.analysis.attribution.Hypothesis;
+import io.gitm.analysis.monitor.Monitor;
+import io.gitm.analysis.monitor.Violation;
 import io.gitm.planner.Graph;
 import io.gitm.store.RunStore;
 import io.gitm.trace.TraceDevice;
@@ -24,10 +24,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 /** {@code gitm analyze RUN|TRACE}: invariant violations and ranked causes of a captured trace. */
 @Command(name = "analyze", mixinStandardHelpOptions = true,

@@ -1,14 +1,14 @@
 package io.gitm.cli;
 
 import io.gitm.api.Ticker;
+import io.gitm.export.DeviceLabels;
+import io.gitm.export.MetricsExporter;
 import io.gitm.nvidia.nvml.NvmlSampler;
-import io.gitm.scheduler.RunLoop;
-import io.gitm.telemetry.export.DeviceLabels;
-import io.gitm.telemetry.export.MetricsExporter;
+import io.gitm.run.RunLoop;
 import java.io.PrintWriter;
 import java.util.List;
-import picocli.CommandLine;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * {@code gitm run}'s metrics export: {@code --prometheus} serves the run's progress (phase, elapsed and remaining

@@ -2,15 +2,15 @@ package io.gitm.cli;
 
 import io.gitm.api.Budget;
 import io.gitm.api.Ticker;
+import io.gitm.export.MetricsExporter;
 import io.gitm.telemetry.TelemetryLoop;
-import io.gitm.telemetry.export.MetricsExporter;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
-import picocli.CommandLine;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /** Where metrics go and how often the device is sampled: shared by {@code gitm agent} and {@code gitm run}. */
 final class ExportTargets {

@@ -1,6 +1,6 @@
 package io.gitm.cli;
 
-import io.gitm.scheduler.RunLoop;
+import io.gitm.run.RunLoop;
 import java.io.PrintWriter;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;

@@ -1,8 +1,8 @@
 package io.gitm.cli;
 
-import io.gitm.optimizer.Analysis;
-import io.gitm.optimizer.Ceilings;
-import io.gitm.optimizer.attribution.Hypothesis;
+import io.gitm.analysis.Analysis;
+import io.gitm.analysis.Ceilings;
+import io.gitm.analysis.attribution.Hypothesis;
 import io.gitm.trace.TraceMeta;
 import io.gitm.trace.TraceRecord;
 import io.gitm.tracer.KinetoImporter;

@@ -1,17 +1,17 @@
 package io.gitm.cli;
 
-import io.gitm.agents.Gate;
-import io.gitm.agents.ManagedJob;
-import io.gitm.agents.Verdict;
 import io.gitm.api.Ticker;
 import io.gitm.device.Device;
 import io.gitm.device.DeviceInfo;
 import io.gitm.device.Devices;
-import io.gitm.kernels.Lever;
-import io.gitm.kernels.LeverContext;
-import io.gitm.kernels.Levers;
-import io.gitm.kernels.SafetyClass;
-import io.gitm.kernels.Setup;
+import io.gitm.job.ManagedJob;
+import io.gitm.levers.Lever;
+import io.gitm.levers.LeverContext;
+import io.gitm.levers.Levers;
+import io.gitm.levers.SafetyClass;
+import io.gitm.levers.Setup;
+import io.gitm.search.Gate;
+import io.gitm.search.Verdict;
 import io.gitm.store.RunStore;
 import io.gitm.workload.Workload;
 import java.io.PrintWriter;
@@ -22,9 +22,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * {@code gitm levers}: the intervention library for a workload on a device — every lever, whether it applies and
@@ -183,7 +183,7 @@ final class LeversCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "%-32s %s  %-16s %s%n", row.get("id"), row.get("class"), v.outcome().name().toLowerCase(Locale.ROOT),
                 Double.isFinite(v.gain()) ? String.format(Locale.ROOT, "%+.1f%% (95%% CI %+.1f%%..%+.1f%%, p=%.2g),"
                     + " %s → %s %s", (v.gain() - 1) * 100, (v.ciLow() - 1) * 100, (v.ciHigh() - 1) * 100,
-                    v.pValue(), io.gitm.scheduler.RunLoop.si(v.anchorMedian()), io.gitm.scheduler.RunLoop.si(v.candidateMedian()),
+                    v.pValue(), io.gitm.run.RunLoop.si(v.anchorMedian()), io.gitm.run.RunLoop.si(v.candidateMedian()),
                     w.spec().metric()) : v.detail());
             out.flush();
           }

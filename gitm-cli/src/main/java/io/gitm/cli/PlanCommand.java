@@ -1,10 +1,10 @@
 package io.gitm.cli;
 
+import io.gitm.analysis.Ceilings;
 import io.gitm.device.DeviceInfo;
-import io.gitm.kernels.Lever;
-import io.gitm.kernels.LeverContext;
-import io.gitm.kernels.Setup;
-import io.gitm.optimizer.Ceilings;
+import io.gitm.levers.Lever;
+import io.gitm.levers.LeverContext;
+import io.gitm.levers.Setup;
 import io.gitm.planner.Compiler;
 import io.gitm.planner.Graph;
 import io.gitm.sim.SimDevice;
@@ -23,9 +23,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * {@code gitm plan}: what a workload should cost on a device under a setup, predicted before it runs there (the

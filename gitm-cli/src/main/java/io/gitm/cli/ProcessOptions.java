@@ -1,8 +1,8 @@
 package io.gitm.cli;
 
-import io.gitm.agents.OutputFile;
-import io.gitm.agents.ProcessMetric;
-import io.gitm.agents.ProcessSpec;
+import io.gitm.job.ProcessMetric;
+import io.gitm.job.ProcessSpec;
+import io.gitm.job.output.OutputFile;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,8 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import picocli.CommandLine;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /** The options of {@code gitm run --cmd}: how to run, measure and compare a black-box job. */
 final class ProcessOptions {

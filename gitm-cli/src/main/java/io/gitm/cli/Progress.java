@@ -1,9 +1,9 @@
 package io.gitm.cli;
 
-import io.gitm.agents.TrialRecord;
 import io.gitm.api.Ticker;
-import io.gitm.scheduler.Phase;
-import io.gitm.scheduler.PhasePlan;
+import io.gitm.run.Phase;
+import io.gitm.run.PhasePlan;
+import io.gitm.search.TrialRecord;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Locale;
@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * {@link #close} clears it. {@code gitm run --json} sends these lines to standard error, so that its document stays
  * alone on standard output.
  */
-final class Progress implements io.gitm.scheduler.RunLoop.Listener, AutoCloseable {
+final class Progress implements io.gitm.run.RunLoop.Listener, AutoCloseable {
   /** Erases the terminal's current line and returns to its start. */
   static final String CLEAR_LINE = "\r\u001b[2K";
 
@@ -69,7 +69,7 @@ final class Progress implements io.gitm.scheduler.RunLoop.Listener, AutoCloseabl
     phase = p.label().toLowerCase(Locale.ROOT);
     running = "";
     line(String.format(Locale.ROOT, "phase    %s (up to %s)", phase,
-        io.gitm.scheduler.RunLoop.window(window.isNegative() ? Duration.ZERO : window)));
+        io.gitm.run.RunLoop.window(window.isNegative() ? Duration.ZERO : window)));
   }
 
   @Override

@@ -1,14 +1,14 @@
 package io.gitm.cli;
 
 import io.gitm.api.Budget;
-import io.gitm.agents.Gate;
-import io.gitm.kernels.Levers;
-import io.gitm.optimizer.report.Report;
-import io.gitm.scheduler.RunLoop;
 import io.gitm.api.Target;
 import io.gitm.api.Ticker;
 import io.gitm.device.Device;
 import io.gitm.device.Devices;
+import io.gitm.levers.Levers;
+import io.gitm.report.Report;
+import io.gitm.run.RunLoop;
+import io.gitm.search.Gate;
 import io.gitm.store.Journal;
 import io.gitm.store.RunDir;
 import io.gitm.store.RunStore;
@@ -21,9 +21,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * {@code gitm run}: optimize a job within a wall-clock budget towards a target improvement, in five phases (profile,
@@ -101,7 +101,7 @@ final class RunCommand implements Callable<Integer> {
     RunStore store = storeOptions.open(cl);
     RunDir resumed = null;
     Journal.Contents previous = null;
-    io.gitm.agents.ProcessSpec resumedProcess = null;
+    io.gitm.job.ProcessSpec resumedProcess = null;
     if (resume != null) {
       Path dir = Path.of(resume);
       if (!java.nio.file.Files.isDirectory(dir)) {
@@ -119,7 +119,7 @@ final class RunCommand implements Callable<Integer> {
       }
       workload = resumed.info().workload();
       if (java.nio.file.Files.isRegularFile(dir.resolve("process.json"))) {
-        resumedProcess = io.gitm.agents.ProcessSpec.fromJson(Json.readMap(dir.resolve("process.json")));
+        resumedProcess = io.gitm.job.ProcessSpec.fromJson(Json.readMap(dir.resolve("process.json")));
         workload = null;
       }
       budget = Budget.parse(resumed.info().budget());
@@ -253,7 +253,7 @@ final class RunCommand implements Callable<Integer> {
   }
 
   private int runProcess(CommandLine cl, RunStore store, RunDir resumed, Journal.Contents previous,
-      io.gitm.agents.ProcessSpec resumedSpec) throws IOException {
+      io.gitm.job.ProcessSpec resumedSpec) throws IOException {
     requireBudgetAndTarget(cl);
     if (device.kind.equals("sim")) {
       throw new CommandLine.ParameterException(cl, "--device sim cannot run a black-box process: it runs on the"
@@ -263,7 +263,7 @@ final class RunCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(cl, "--allow-device-settings: device settings are never changed for a"
           + " black-box process");
     }
-    io.gitm.agents.ProcessSpec spec = resumedSpec != null ? resumedSpec : process.spec(cl, JOB_ARGV.get());
+    io.gitm.job.ProcessSpec spec = resumedSpec != null ? resumedSpec : process.spec(cl, JOB_ARGV.get());
     if (resumedSpec != null) {
       try {
         spec.checkStartable();

@@ -1,9 +1,9 @@
 package io.gitm.cli;
 
-import io.gitm.kernels.Lever;
-import io.gitm.kernels.LeverContext;
-import io.gitm.kernels.Levers;
-import io.gitm.kernels.Setup;
+import io.gitm.levers.Lever;
+import io.gitm.levers.LeverContext;
+import io.gitm.levers.Levers;
+import io.gitm.levers.Setup;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine;

@@ -1,11 +1,11 @@
 package io.gitm.cli;
 
-import io.gitm.device.Precision;
 import io.gitm.sim.Replay;
 import io.gitm.sim.SimSpec;
 import io.gitm.trace.ClockDomain;
 import io.gitm.trace.DeclaredWork;
 import io.gitm.trace.DeviceKind;
+import io.gitm.trace.Precision;
 import io.gitm.trace.TraceDevice;
 import io.gitm.trace.TraceMeta;
 import io.gitm.trace.TraceRecord;
@@ -20,10 +20,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 /**
  * {@code gitm trace replay TRACE [--preset P] [--change C,...] [--faults SPEC] [--seconds S] [--out FILE]}: the

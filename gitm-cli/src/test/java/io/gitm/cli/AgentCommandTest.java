@@ -2,8 +2,8 @@ package io.gitm.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gitm.telemetry.export.OtlpReceiver;
-import io.gitm.telemetry.export.PrometheusTextParser;
+import io.gitm.export.OtlpReceiver;
+import io.gitm.export.PrometheusTextParser;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;

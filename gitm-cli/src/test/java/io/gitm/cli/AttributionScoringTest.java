@@ -2,12 +2,12 @@ package io.gitm.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gitm.analysis.Analysis;
+import io.gitm.analysis.Ceilings;
+import io.gitm.analysis.attribution.Cause;
+import io.gitm.analysis.attribution.Hypothesis;
 import io.gitm.device.HostMemoryKind;
-import io.gitm.optimizer.Analysis;
-import io.gitm.optimizer.Ceilings;
-import io.gitm.optimizer.attribution.Cause;
-import io.gitm.optimizer.attribution.Hypothesis;
-import io.gitm.scheduler.Profiler;
+import io.gitm.run.Profiler;
 import io.gitm.sim.SimDevice;
 import io.gitm.sim.SimSpec;
 import io.gitm.trace.TraceMeta;

@@ -2,11 +2,11 @@ package io.gitm.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gitm.agents.TrialRecord;
-import io.gitm.agents.Verdict;
 import io.gitm.api.Budget;
-import io.gitm.kernels.Setup;
-import io.gitm.scheduler.PhasePlan;
+import io.gitm.levers.Setup;
+import io.gitm.run.PhasePlan;
+import io.gitm.search.TrialRecord;
+import io.gitm.search.Verdict;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;

@@ -113,8 +113,8 @@ class RunEndToEndTest {
 
   @Test
   void aRunKilledPastItsRankDeadlineResumesOnTheSameRankingAndLosesNoCompletedTrial() throws Exception {
-    Duration rankDeadline = new io.gitm.scheduler.PhasePlan(io.gitm.api.Budget.parse("1m"))
-        .deadline(io.gitm.scheduler.Phase.RANK);
+    Duration rankDeadline = new io.gitm.run.PhasePlan(io.gitm.api.Budget.parse("1m"))
+        .deadline(io.gitm.run.Phase.RANK);
     long started = System.nanoTime();
     // an unreachable target and long blocks keep the search going past the rank deadline
     Process p = gitm("run", "--workload", "hft-lob", "--budget", "1m", "--target", "900%", "--device", "sim",

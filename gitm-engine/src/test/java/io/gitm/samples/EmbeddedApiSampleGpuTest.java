@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gitm.Gitm;
 import io.gitm.api.Budget;
 import io.gitm.device.DeviceProvider;
-import io.gitm.optimizer.report.Report;
+import io.gitm.report.Report;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;

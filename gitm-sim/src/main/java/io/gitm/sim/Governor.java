@@ -1,5 +1,6 @@
 package io.gitm.sim;
 
+import io.gitm.trace.ClockReason;
 import java.util.List;
 
 /**
@@ -8,16 +9,9 @@ import java.util.List;
  * ambient + power x resistance with time constant tau. The clock is the boost clock limited by, in turn: the
  * thermal slowdown (linear from the SW slowdown temperature, halved above the HW one), the power limit (the clock
  * at which the present load draws the limit), a locked clock, and an external power brake. The reasons are NVML's
- * {@code nvmlClocksEventReason*} bits.
+ * {@code nvmlClocksEventReason*} bits ({@link io.gitm.trace.ClockReason}).
  */
 final class Governor {
-  static final long IDLE = 0x1L;
-  static final long APPLICATIONS_CLOCKS_SETTING = 0x2L;
-  static final long SW_POWER_CAP = 0x4L;
-  static final long HW_SLOWDOWN = 0x8L;
-  static final long SW_THERMAL_SLOWDOWN = 0x20L;
-  static final long HW_THERMAL_SLOWDOWN = 0x40L;
-  static final long HW_POWER_BRAKE_SLOWDOWN = 0x80L;
 
   private static final double POWER_EXPONENT = 2.5;
   /** Clock lost per degree above the SW slowdown temperature, as a share of the boost clock. */
@@ -110,10 +104,10 @@ final class Governor {
     double f = 1.0;
     if (temperature > spec.hwSlowdownC()) {
       f = 0.5;
-      r |= HW_THERMAL_SLOWDOWN | HW_SLOWDOWN;
+      r |= ClockReason.HW_THERMAL_SLOWDOWN | ClockReason.HW_SLOWDOWN;
     } else if (temperature > spec.swSlowdownC()) {
       f = Math.max(0.5, 1 - SW_SLOPE * (temperature - spec.swSlowdownC()));
-      r |= SW_THERMAL_SLOWDOWN;
+      r |= ClockReason.SW_THERMAL_SLOWDOWN;
     }
     double limit = powerLimit(t);
     double dyn = spec.dynamicPowerW();
@@ -121,14 +115,14 @@ final class Governor {
       double fp = Math.pow(Math.max(1e-6, (limit - spec.idlePowerW()) / (dyn * load)), 1 / POWER_EXPONENT);
       if (fp < f) {
         f = Math.max(0.1, fp);
-        r |= SW_POWER_CAP;
+        r |= ClockReason.SW_POWER_CAP;
       }
     }
     if (!Double.isNaN(clockSetting) && clockSetting < spec.boostClockMHz()) {
       double locked = clockSetting / spec.boostClockMHz();
       if (locked < f) {
         f = locked;
-        r |= APPLICATIONS_CLOCKS_SETTING;
+        r |= ClockReason.APPLICATIONS_CLOCKS_SETTING;
       }
     }
     for (InjectedFault x : faults) {
@@ -139,11 +133,11 @@ final class Governor {
         double locked = x.param("mhz") / spec.boostClockMHz();
         if (locked < f) {
           f = locked;
-          r |= APPLICATIONS_CLOCKS_SETTING;
+          r |= ClockReason.APPLICATIONS_CLOCKS_SETTING;
         }
       } else if (x.name().equals("power-brake")) {
         f *= x.param("factor");
-        r |= HW_POWER_BRAKE_SLOWDOWN | HW_SLOWDOWN;
+        r |= ClockReason.HW_POWER_BRAKE_SLOWDOWN | ClockReason.HW_SLOWDOWN;
       }
     }
     factor = f;

@@ -1,7 +1,7 @@
 package io.gitm.sim;
 
 import io.gitm.device.LaunchConfig;
-import io.gitm.device.Work;
+import io.gitm.trace.Work;
 
 /**
  * The time of one kernel from its declared work: a roofline per wave of blocks. Blocks fill the available

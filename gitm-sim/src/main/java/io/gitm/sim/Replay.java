@@ -1,8 +1,6 @@
 package io.gitm.sim;
 
 import io.gitm.device.LaunchConfig;
-import io.gitm.device.Precision;
-import io.gitm.device.Work;
 import io.gitm.trace.ApiCallRecord;
 import io.gitm.trace.ApiKind;
 import io.gitm.trace.CopyKind;
@@ -10,9 +8,11 @@ import io.gitm.trace.CopyRecord;
 import io.gitm.trace.KernelRecord;
 import io.gitm.trace.MemoryKind;
 import io.gitm.trace.MemsetRecord;
+import io.gitm.trace.Precision;
 import io.gitm.trace.SyncKind;
 import io.gitm.trace.SyncRecord;
 import io.gitm.trace.TraceRecord;
+import io.gitm.trace.Work;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;

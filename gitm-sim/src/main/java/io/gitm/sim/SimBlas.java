@@ -6,8 +6,8 @@ import io.gitm.device.DeviceMemory;
 import io.gitm.device.LaunchConfig;
 import io.gitm.device.MathMode;
 import io.gitm.device.Stream;
-import io.gitm.device.Work;
 import io.gitm.trace.Dim3;
+import io.gitm.trace.Work;
 import java.nio.ByteBuffer;
 
 /**

@@ -21,21 +21,19 @@ import io.gitm.device.MathMode;
 import io.gitm.device.MemInfo;
 import io.gitm.device.MemPool;
 import io.gitm.device.Module;
-import io.gitm.device.SchedulingMode;
 import io.gitm.device.OutOfDeviceMemoryException;
+import io.gitm.device.SchedulingMode;
 import io.gitm.device.StateSampler;
 import io.gitm.device.Stream;
-import io.gitm.device.Work;
 import io.gitm.trace.ApiCallRecord;
 import io.gitm.trace.ApiKind;
 import io.gitm.trace.ClockDomain;
+import io.gitm.trace.ClockReason;
 import io.gitm.trace.CopyKind;
 import io.gitm.trace.CopyRecord;
 import io.gitm.trace.DeviceKind;
 import io.gitm.trace.Dim3;
 import io.gitm.trace.KernelRecord;
-import io.gitm.trace.TrafficRecord;
-import io.gitm.trace.WorkRecord;
 import io.gitm.trace.MemoryKind;
 import io.gitm.trace.MemsetRecord;
 import io.gitm.trace.StateField;
@@ -44,6 +42,9 @@ import io.gitm.trace.SyncKind;
 import io.gitm.trace.SyncRecord;
 import io.gitm.trace.TraceDevice;
 import io.gitm.trace.TraceMeta;
+import io.gitm.trace.TrafficRecord;
+import io.gitm.trace.Work;
+import io.gitm.trace.WorkRecord;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -51,6 +52,7 @@ import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -145,8 +147,8 @@ public final class SimDevice implements Device {
       rng = null;
     }
     this.governor = new Governor(spec, faults, powerLimitW, smClockMHz);
-    this.peakFlops = new double[io.gitm.device.Precision.values().length];
-    for (io.gitm.device.Precision p : io.gitm.device.Precision.values()) {
+    this.peakFlops = new double[io.gitm.trace.Precision.values().length];
+    for (io.gitm.trace.Precision p : io.gitm.trace.Precision.values()) {
       peakFlops[p.ordinal()] = spec.hardware().flopsFor(p);
     }
     String name = "Simulated " + spec.hardware().deviceName() + " (preset " + spec.preset() + ")";
@@ -164,8 +166,13 @@ public final class SimDevice implements Device {
     return new SimDevice(spec, seed, faults, 0.02);
   }
 
+  @Override
+  public Optional<Record> groundTruth() {
+    return Optional.of(truth);
+  }
+
   /** The faults injected into this device, the preset and the seed: for scoring, never for the analysis. */
-  public GroundTruth groundTruth() {
+  public GroundTruth injected() {
     return truth;
   }
 
@@ -402,7 +409,7 @@ public final class SimDevice implements Device {
     private long written;
     private long chain;
     private long onChip;
-    private io.gitm.device.Precision precision;
+    private io.gitm.trace.Precision precision;
     private LaunchConfig config;
     private int sms;
     private double clock;
@@ -1303,7 +1310,7 @@ public final class SimDevice implements Device {
     double recent = host == 0 ? 0 : activity.utilization(Math.max(0, host - IDLE_WINDOW_NS), host);
     boolean idle = recent == 0;
     double clock = idle ? Math.min(spec.idleClockMHz(), governor.clockMHz()) : governor.clockMHz();
-    long reasons = governor.reasons() | (idle ? Governor.IDLE : 0);
+    long reasons = governor.reasons() | (idle ? ClockReason.GPU_IDLE : 0);
     Map<StateField, Double> m = new LinkedHashMap<>();
     m.put(StateField.GPU_UTILIZATION, Math.rint(util * 100));
     m.put(StateField.MEMORY_UTILIZATION, Math.rint(activity.memoryUtilization(from, host) * 100));

@@ -1,7 +1,7 @@
 package io.gitm.sim;
 
 import io.gitm.device.HardwareSpec;
-import io.gitm.device.Precision;
+import io.gitm.trace.Precision;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
@@ -21,9 +21,9 @@ import java.util.Map;
  * @param idleClockMHz SM clock with no work (NVML reports it with reason bit 0x1)
  * @param kernelOverheadNs fixed device time of any kernel (launch and drain of the grid)
  * @param dependentAccessNs latency of one step of a dependent-access chain that leaves the multiprocessor
- *     ({@link io.gitm.device.Work#dependentAccesses()}: an L2 hit, or a device-memory access)
+ *     ({@link io.gitm.trace.Work#dependentAccesses()}: an L2 hit, or a device-memory access)
  * @param onChipAccessNs latency of one step of a dependent-access chain served on the multiprocessor
- *     ({@link io.gitm.device.Work#dependentOnChipAccesses()}: L1 or shared memory), at the boost clock
+ *     ({@link io.gitm.trace.Work#dependentOnChipAccesses()}: L1 or shared memory), at the boost clock
  * @param copyLatencyNs fixed device time of any copy or memset
  * @param timingEventNs device time a stream spends on recording an event with timing enabled
  * @param copyApiNs host time of an asynchronous copy, memset, event or stream call
@@ -146,7 +146,7 @@ public record SimSpec(HardwareSpec hardware, String preset, String computeCapabi
   private static final double PAGEABLE_SHARE = 0.4;
 
   // Device-side latencies of Hopper, calibrated on the lent H200 (2026-11-29) against CUPTI kernel durations of
-  // hft-lob (gitm-engine/src/test/resources/tracer/real/hft-lob-h200-cupti.gtrace) and its event-timed profiling pass
+  // hft-lob (gitm-trace/src/test/resources/tracer/real/hft-lob-h200-cupti.gtrace) and its event-timed profiling pass
   // (bench/results/2026-11-29-h200/hft-lob.txt); the derivations are in docs/sim.md.
   /** Fixed device time of a kernel: lob_route_hist's 1.2 us CUPTI duration less its two-step chain. */
   static final double HOPPER_KERNEL_OVERHEAD_NS = 1000;

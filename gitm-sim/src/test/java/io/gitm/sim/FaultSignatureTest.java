@@ -322,7 +322,7 @@ class FaultSignatureTest {
   @Test
   void faultsCombineAndTheGroundTruthListsThem() {
     SimDevice d = Fixtures.open("thermal@5s:severity=0.4,duration=10s,allocator-churn@1s");
-    GroundTruth g = d.groundTruth();
+    GroundTruth g = d.injected();
     assertThat(g.faults()).extracting(InjectedFault::name).containsExactly("thermal", "allocator-churn");
     assertThat(g.faults().getFirst().onsetNs()).isEqualTo(5 * S);
     assertThat(g.faults().getFirst().endNs()).isEqualTo(15 * S);

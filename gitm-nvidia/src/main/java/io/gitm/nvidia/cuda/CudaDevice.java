@@ -23,11 +23,11 @@ import io.gitm.device.Module;
 import io.gitm.device.StateSampler;
 import io.gitm.device.Stream;
 import io.gitm.nvidia.cublas.CublasBlas;
+import io.gitm.nvidia.cuda.nvrtc.Nvrtc;
 import io.gitm.nvidia.ffm.Native;
 import io.gitm.nvidia.ffm.NativeFunction;
 import io.gitm.nvidia.nvml.Nvml;
 import io.gitm.nvidia.nvml.NvmlSampler;
-import io.gitm.nvidia.cuda.nvrtc.Nvrtc;
 import io.gitm.trace.DeviceKind;
 import java.io.IOException;
 import java.io.InputStream;
@@ -547,7 +547,7 @@ final class CudaDevice implements Device {
     if (!(tracer instanceof io.gitm.nvidia.cupti.CuptiTracer ct) || !ct.running() || s.capturing) {
       return;
     }
-    io.gitm.device.Work w;
+    io.gitm.trace.Work w;
     try {
       w = def.work().apply(config, args);
     } catch (RuntimeException e) {

@@ -2,6 +2,7 @@ package io.gitm.nvidia.nvml;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gitm.trace.ClockReason;
 import io.gitm.trace.StateField;
 import io.gitm.trace.StateSample;
 import java.io.IOException;
@@ -72,7 +73,7 @@ class NvmlFixtureTest {
           assertThat(x.has(StateField.valueOf(u))).as(u + " recorded as unsupported, so never read").isFalse();
         }
         if (x.has(StateField.CLOCK_EVENT_REASONS)) {
-          assertThat(ClockEventReasons.decode((long) x.get(StateField.CLOCK_EVENT_REASONS)))
+          assertThat(ClockReason.decode((long) x.get(StateField.CLOCK_EVENT_REASONS)))
               .noneMatch(r -> r.startsWith("Unknown"));
         }
         if (x.has(StateField.MEMORY_TOTAL)) {

@@ -10,6 +10,7 @@ import io.gitm.device.DeviceMemory;
 import io.gitm.device.DeviceRequest;
 import io.gitm.device.MathMode;
 import io.gitm.nvidia.cuda.CudaProvider;
+import io.gitm.trace.ClockReason;
 import io.gitm.trace.StateField;
 import io.gitm.trace.StateSample;
 import java.nio.file.Files;
@@ -47,7 +48,7 @@ class NvmlGpuTest {
     for (NvmlSampler s : samplers()) {
       StateSample x = s.sample();
       System.out.println("[gpu] NVML " + s.index() + " " + s.name() + ": " + x.present());
-      System.out.println("[gpu] clock events: " + ClockEventReasons.decode((long) x.get(StateField.CLOCK_EVENT_REASONS)));
+      System.out.println("[gpu] clock events: " + ClockReason.decode((long) x.get(StateField.CLOCK_EVENT_REASONS)));
       System.out.println("[gpu] unsupported: " + s.unsupportedReasons());
       assertThat(x.device()).isEqualTo(s.index());
       for (StateField f : CORE) {

@@ -4,7 +4,7 @@ import io.gitm.device.Blas;
 import io.gitm.device.KernelDef;
 import io.gitm.device.LaunchConfig;
 import io.gitm.device.MathMode;
-import io.gitm.device.Work;
+import io.gitm.trace.Work;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;

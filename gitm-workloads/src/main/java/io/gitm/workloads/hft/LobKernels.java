@@ -12,8 +12,8 @@ import io.gitm.device.KernelArgs;
 import io.gitm.device.KernelDef;
 import io.gitm.device.KernelModule;
 import io.gitm.device.LaunchConfig;
-import io.gitm.device.Precision;
-import io.gitm.device.Work;
+import io.gitm.trace.Precision;
+import io.gitm.trace.Work;
 import java.nio.ByteBuffer;
 import java.util.List;
 

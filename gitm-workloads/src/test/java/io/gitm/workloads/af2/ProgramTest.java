@@ -3,7 +3,7 @@ package io.gitm.workloads.af2;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gitm.device.MathMode;
-import io.gitm.device.Work;
+import io.gitm.trace.Work;
 import io.gitm.workloads.af2.Program.Gemm;
 import io.gitm.workloads.af2.Program.Launch;
 import org.junit.jupiter.api.Test;

@@ -7,8 +7,8 @@ import io.gitm.device.HostMemoryKind;
 import io.gitm.device.SchedulingMode;
 import io.gitm.trace.KernelRecord;
 import io.gitm.trace.TraceRecord;
-import io.gitm.workload.ExecutionConfig;
 import io.gitm.workload.ExecutionConfig.Allocation;
+import io.gitm.workload.ExecutionConfig;
 import io.gitm.workload.IterationResult;
 import io.gitm.workload.OutputDigest;
 import io.gitm.workload.Workload;
@@ -159,7 +159,7 @@ public final class KittiBench {
       d.tracer().stop();
     }
     // declared work by correlation id (the simulator's) or by order per kernel name and stream (CUPTI's)
-    java.util.function.Function<KernelRecord, io.gitm.device.Work> declared = io.gitm.trace.DeclaredWork.of(trace);
+    java.util.function.Function<KernelRecord, io.gitm.trace.Work> declared = io.gitm.trace.DeclaredWork.of(trace);
     List<KernelRecord> kernelsInOrder = new ArrayList<>();
     for (TraceRecord r : trace) {
       if (r instanceof KernelRecord k) {
@@ -172,7 +172,7 @@ public final class KittiBench {
       double[] v = byKernel.computeIfAbsent(k.name(), x -> new double[6]);
       v[0] += (k.endNs() - k.startNs()) / 1e6;
       v[1] += 1;
-      io.gitm.device.Work w = declared.apply(k);
+      io.gitm.trace.Work w = declared.apply(k);
       if (w == null) {
         v[5] += 1; // no declared work: a library's kernel (cuBLAS)
       } else {

@@ -1,6 +1,0 @@
-/**
- * The provenance report of a run: the {@link io.gitm.optimizer.report.Report} model, which the run loop fills in,
- * and its renderings by {@link io.gitm.optimizer.report.Reports} as Markdown, a self-contained HTML page with inline
- * SVG charts, and JSON ({@code docs/report-schema.md}). A report on the simulated device says so in every section.
- */
-package io.gitm.optimizer.report;

@@ -1,0 +1,185 @@
+package io.gitm.run;
+
+import io.gitm.api.Ticker;
+import io.gitm.device.Device;
+import io.gitm.device.DeviceProvider;
+import io.gitm.device.EventTracer;
+import io.gitm.device.StateSampler;
+import io.gitm.stats.Stats;
+import io.gitm.telemetry.TelemetryLoop;
+import io.gitm.trace.MarkerRecord;
+import io.gitm.trace.TraceSink;
+import io.gitm.workload.ExecutionConfig;
+import io.gitm.workload.IterationResult;
+import io.gitm.workload.OutputDigest;
+import io.gitm.workload.Workload;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Phase 1, profile: runs a workload in a given configuration until the phase's wall-clock time is used (or its
+ * iteration cap is reached), recording kernel events and state samples into a sink, and measures its baseline.
+ *
+ * <p>The sink is opened (through {@code openSink}) once the tracer has started, with the tracer's meta.
+ *
+ * <p>State is sampled by a {@link TelemetryLoop} on the device's clock: on a real device on the loop's own thread, so
+ * the job never waits for a sample; on the simulated device between iterations, since its clock moves only as the
+ * job runs, which also keeps a simulated run deterministic.
+ */
+public final class Profiler {
+
+  /**
+   * @param wallLimit wall-clock time the phase may use
+   * @param maxIterations at most this many iterations (0 = no cap)
+   * @param samplePeriodNanos device-clock time between state samples
+   */
+  public record Options(Duration wallLimit, int maxIterations, long samplePeriodNanos) {
+    public Options {
+      if (wallLimit.isNegative() || maxIterations < 0 || samplePeriodNanos <= 0) {
+        throw new IllegalArgumentException("profile options must be non-negative with a positive sampling period");
+      }
+    }
+  }
+
+  /**
+   * What the phase measured.
+   *
+   * @param throughput units per second of device-clock time over the steady iterations (all but the first, when
+   *     there are several)
+   * @param latency per-iteration time of the steady iterations, milliseconds
+   * @param firstIterationMs the first iteration's time, with its one-time costs
+   * @param samples state samples recorded
+   * @param samplerErrors state readings that failed
+   * @param tracing what the event tracer did ({@code "on"}, or why it was off)
+   */
+  public record Baseline(String workload, String metric, int iterations, long units, double throughput,
+      Stats latency, double firstIterationMs, long samples, long samplerErrors, String tracing, OutputDigest output,
+      double wallSeconds) {}
+
+  private Profiler() {}
+
+  /**
+   * Forwards records to the sink once it exists: the sink is opened after the tracer starts, so that the trace's
+   * meta carries what the start measured (e.g. clock alignment); records of that instant are kept until then.
+   */
+  private static final class Relay implements TraceSink {
+    private final java.util.List<io.gitm.trace.TraceRecord> early = new java.util.ArrayList<>();
+    private TraceSink target;
+
+    synchronized void attach(TraceSink t) {
+      early.forEach(t::accept);
+      early.clear();
+      target = t;
+    }
+
+    @Override
+    public synchronized void accept(io.gitm.trace.TraceRecord r) {
+      if (target == null) {
+        early.add(r);
+      } else {
+        target.accept(r);
+      }
+    }
+  }
+
+  public static Baseline run(Device device, Workload workload, ExecutionConfig config, Path dataDir, Ticker wall,
+      Options options, java.util.function.Function<io.gitm.trace.TraceMeta, TraceSink> openSink) {
+    return run(device, workload, config, dataDir, wall, options, openSink, () -> false);
+  }
+
+  /** As above; the phase also ends, after the iteration in progress, once {@code stop} says so (Ctrl-C). */
+  public static Baseline run(Device device, Workload workload, ExecutionConfig config, Path dataDir, Ticker wall,
+      Options options, java.util.function.Function<io.gitm.trace.TraceMeta, TraceSink> openSink,
+      java.util.function.BooleanSupplier stop) {
+    EventTracer tracer = device.tracer();
+    DeviceProvider.Probe tp = tracer.availability();
+    String tracing = tp.usable() ? "on" : "off: " + tp.reason();
+    StateSampler sampler = device.sampler();
+    Ticker clock = device.clock();
+    // A real device is sampled on the telemetry loop's own thread, so the job never waits for NVML; the simulated
+    // device is sampled between iterations on its own (simulated) clock, which only moves as the job runs.
+    boolean ownThread = device.info().kind() == io.gitm.trace.DeviceKind.REAL;
+    TelemetryLoop telemetry = new TelemetryLoop(List.of(sampler), clock,
+        Math.min(TelemetryLoop.MAX_HZ, 1e9 / options.samplePeriodNanos()), 4096);
+    java.util.concurrent.atomic.AtomicLong samples = new java.util.concurrent.atomic.AtomicLong();
+    double[] lat = new double[1024];
+    int n = 0;
+    long units = 0;
+    long deviceNanos = 0;
+    long firstUnits = 0;
+    long firstNanos = 0;
+    long wallStart;
+    OutputDigest digest;
+    // the session is opened (input read or generated, modules loaded, run-long memory allocated) before the profile
+    // window starts, so that preparing a dataset does not eat the window
+    try (Workload.Session s = workload.open(device, config, dataDir)) {
+      wallStart = wall.nanos();
+      long wallEnd = wallStart + options.wallLimit().toNanos();
+      boolean traceStarted = false;
+      try {
+        TraceSink sink;
+        if (tp.usable()) {
+          Relay relay = new Relay();
+          tracer.start(relay);
+          traceStarted = true;
+          sink = openSink.apply(tracer.meta());
+          relay.attach(sink);
+        } else {
+          sink = openSink.apply(tracer.meta());
+        }
+        TraceSink target = sink;
+        telemetry.addSink(x -> {
+          target.accept(x);
+          samples.incrementAndGet();
+        });
+        if (ownThread) {
+          telemetry.start();
+        } else {
+          telemetry.runDue();
+        }
+        while (wall.nanos() < wallEnd && (options.maxIterations() == 0 || n < options.maxIterations()) && s.hasNext()
+            && !stop.getAsBoolean()) {
+          long t0 = clock.nanos();
+          IterationResult r = s.step();
+          long t1 = clock.nanos();
+          sink.accept(new MarkerRecord("iteration " + n, Thread.currentThread().threadId(), t0, Math.max(t0, t1)));
+          if (n == 0) {
+            firstUnits = r.units();
+            firstNanos = r.wallNanos();
+          }
+          if (n == lat.length) {
+            lat = java.util.Arrays.copyOf(lat, n * 2);
+          }
+          lat[n++] = r.wallNanos() / 1e6;
+          units += r.units();
+          deviceNanos += r.wallNanos();
+          if (!ownThread) {
+            telemetry.runDue();
+          }
+        }
+        digest = s.output();
+      } finally {
+        telemetry.close();
+        if (traceStarted) {
+          tracer.stop();
+        }
+      }
+    }
+    if (n == 0) {
+      throw new IllegalStateException("the profile phase ran no iteration of " + workload.spec().name() + " in "
+          + options.wallLimit().toMillis() / 1000.0 + " s: give a larger budget"
+          + (options.maxIterations() > 0 ? "" : " or check that the workload has input"));
+    }
+    // the first iteration pays one-time costs (first launches, lazy allocation, cold caches): it is reported on its
+    // own and left out of the steady-state figures whenever there is more than one
+    boolean warm = n > 1;
+    long steadyUnits = warm ? units - firstUnits : units;
+    long steadyNanos = warm ? deviceNanos - firstNanos : deviceNanos;
+    double throughput = steadyNanos == 0 ? 0 : steadyUnits * 1e9 / steadyNanos;
+    double[] steady = warm ? java.util.Arrays.copyOfRange(lat, 1, n) : java.util.Arrays.copyOf(lat, n);
+    var spec = workload.spec();
+    return new Baseline(spec.name(), spec.metric(), n, units, throughput, Stats.of("ms", steady), lat[0],
+        samples.get(), telemetry.samplerErrors(), tracing, digest, (wall.nanos() - wallStart) / 1e9);
+  }
+}

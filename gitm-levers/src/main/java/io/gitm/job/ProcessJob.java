@@ -1,0 +1,409 @@
+package io.gitm.job;
+
+import io.gitm.api.Ticker;
+import io.gitm.job.output.OutputFile;
+import io.gitm.job.output.OutputFiles;
+import io.gitm.levers.Setup;
+import io.gitm.os.ProcessGroups;
+import io.gitm.workload.OutputDigest;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * A black-box job: every run is a fresh process of the {@link ProcessSpec}, started through {@code setsid} in a
+ * process group of its own (and through {@code taskset} when the setup pins CPUs), with exactly the environment the
+ * spec and the setup give it and nothing else of gitm's. Its stdout and stderr go to {@code trials/pNNNN.stdout} and
+ * {@code .stderr} in the log folder, and each run is described in {@code trials/processes.jsonl} (argv, the variables
+ * levers set, exit status, wall time, metric, output digest). On a timeout, an interrupt (Ctrl-C) or {@link #close},
+ * the whole group is ended (SIGTERM, a grace, SIGKILL); processes a run leaves behind in its group are ended too.
+ *
+ * <p>For the agent, one gate block is one run of the process, and a run's output digest is that of the declared
+ * output files right after it (they are removed before each run, so a run that does not write them is caught).
+ */
+public final class ProcessJob implements Job.Closeable {
+  /** How long a group gets between SIGTERM and SIGKILL. */
+  static final Duration GRACE = Duration.ofSeconds(2);
+  /** How much of the end of stdout/stderr the metric and the messages read. */
+  static final int TAIL_BYTES = 4 << 20;
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  private final ProcessSpec spec;
+  private final Path logDir;
+  private final Ticker ticker;
+  private final Path setsid;
+  private final Path taskset;
+  private final Duration timeout;
+  private final java.util.Set<Long> groups = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private int runs;
+  private volatile boolean closed;
+
+  /**
+   * One run of the process.
+   *
+   * @param leverEnvironment the variables set on top of the spec's environment (by levers and by gitm's tracing)
+   * @param metric the run's number, or NaN when it failed
+   * @param output the digest of the output files, or null when it failed
+   * @param failure why the run gave no measurement, or null
+   * @param leftovers processes of the group still there when the main process exited (ended by gitm)
+   */
+  public record RunResult(int index, String label, List<String> argv, Map<String, String> leverEnvironment,
+      SortedSet<Integer> cpus, int exitCode, double wallSeconds, double metric, OutputDigest output, String failure,
+      TrialFailure.Kind failureKind, List<Long> leftovers, Path stdout, Path stderr) {
+    public boolean ok() {
+      return failure == null;
+    }
+  }
+
+  /**
+   * @param logDir the run folder: runs are logged under {@code trials/}
+   * @param timeout longest a run may take (the spec's own when it has one)
+   */
+  public ProcessJob(ProcessSpec spec, Path logDir, Ticker ticker, Duration timeout) {
+    if (spec == null || logDir == null || ticker == null) {
+      throw new IllegalArgumentException("a process job needs a spec, a log folder and a ticker");
+    }
+    if (!ProcessGroups.supported()) {
+      throw new IllegalArgumentException("black-box jobs need process groups: " + ProcessGroups.unsupportedReason());
+    }
+    this.spec = spec;
+    this.logDir = logDir.resolve("trials");
+    this.ticker = ticker;
+    this.setsid = tool("setsid").orElseThrow(() -> new IllegalArgumentException(
+        "setsid (util-linux) was not found: gitm runs every job in a process group of its own with it"));
+    this.taskset = tool("taskset").orElse(null);
+    this.timeout = spec.timeout() != null ? spec.timeout() : timeout;
+    if (this.timeout == null || this.timeout.isNegative() || this.timeout.isZero()) {
+      throw new IllegalArgumentException("a process job needs a positive per-run timeout");
+    }
+    try {
+      Files.createDirectories(this.logDir);
+      try (var s = Files.list(this.logDir)) {
+        runs = (int) s.filter(p -> p.getFileName().toString().endsWith(".stdout")).count();
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  public ProcessSpec spec() {
+    return spec;
+  }
+
+  public Duration timeout() {
+    return timeout;
+  }
+
+  /** The process group of the run in progress, if any. */
+  public java.util.OptionalLong runningGroup() {
+    return groups.stream().mapToLong(Long::longValue).findFirst();
+  }
+
+  /** Whether the setup's CPU pinning can be applied here ({@code taskset} found). */
+  public boolean canPin() {
+    return taskset != null;
+  }
+
+  @Override
+  public String metric() {
+    return spec.metric().name();
+  }
+
+  @Override
+  public boolean higherIsBetter() {
+    return spec.metric().higherIsBetter();
+  }
+
+  @Override
+  public Run open(Setup setup) throws TrialFailure {
+    if (!setup.cpus().isEmpty() && taskset == null) {
+      throw new TrialFailure(TrialFailure.Kind.SETUP_REFUSED, "pinning CPUs needs taskset (util-linux), not found");
+    }
+    if (!setup.deviceSettings().isEmpty()) {
+      throw new TrialFailure(TrialFailure.Kind.SETUP_REFUSED, "a process job takes no device settings");
+    }
+    return new Run() {
+      private OutputDigest last;
+
+      @Override
+      public double block() throws TrialFailure {
+        RunResult r;
+        try {
+          r = execute(setup, Map.of(), "gate");
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new TrialFailure(TrialFailure.Kind.CRASH, "interrupted");
+        }
+        if (!r.ok()) {
+          throw new TrialFailure(r.failureKind(), r.failure());
+        }
+        last = r.output();
+        return r.metric();
+      }
+
+      @Override
+      public OutputDigest output() {
+        return last;
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+
+  /**
+   * Runs the job once under {@code setup}, with {@code extra} variables on top (gitm's tracing), and logs it. The
+   * job's own failures are in the result; an interrupt ends the group and is thrown.
+   */
+  public synchronized RunResult execute(Setup setup, Map<String, String> extra, String label)
+      throws InterruptedException {
+    if (closed) {
+      throw new IllegalStateException("the process job is closed");
+    }
+    int index = ++runs;
+    String stem = String.format("p%04d", index);
+    Path out = logDir.resolve(stem + ".stdout");
+    Path err = logDir.resolve(stem + ".stderr");
+    Map<String, String> set = new TreeMap<>(setup.environment());
+    set.putAll(extra);
+    Map<String, String> env = new TreeMap<>(spec.environment());
+    env.putAll(set);
+    List<String> argv = new ArrayList<>();
+    argv.add(setsid.toString());
+    if (!setup.cpus().isEmpty()) {
+      argv.add(taskset.toString());
+      argv.add("-c");
+      argv.add(setup.cpus().stream().map(String::valueOf).collect(Collectors.joining(",")));
+    }
+    argv.addAll(spec.argv());
+    removeOutputs();
+    ProcessBuilder pb = new ProcessBuilder(argv).directory(spec.workdir().toFile())
+        .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+        .redirectOutput(out.toFile()).redirectError(err.toFile());
+    pb.environment().clear();
+    pb.environment().putAll(env);
+    long t0 = ticker.nanos();
+    Process p;
+    try {
+      p = pb.start();
+    } catch (IOException e) {
+      return log(new RunResult(index, label, argv, set, setup.cpus(), -1, 0, Double.NaN, null,
+          "the job could not be started: " + e.getMessage(), TrialFailure.Kind.CRASH, List.of(), out, err));
+    }
+    long pgid = p.pid();
+    ProcessGroups.register(pgid);
+    groups.add(pgid);
+    try {
+      return await(p, pgid, t0, index, label, argv, set, setup, out, err);
+    } finally {
+      groups.remove(pgid);
+    }
+  }
+
+  private RunResult await(Process p, long pgid, long t0, int index, String label, List<String> argv,
+      Map<String, String> set, Setup setup, Path out, Path err) throws InterruptedException {
+    boolean finished;
+    try {
+      finished = p.waitFor(timeout.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      end(p, pgid);
+      log(new RunResult(index, label, argv, set, setup.cpus(), -1, (ticker.nanos() - t0) / 1e9, Double.NaN, null,
+          "stopped by request", TrialFailure.Kind.CRASH, List.of(), out, err));
+      throw e;
+    }
+    double wall = (ticker.nanos() - t0) / 1e9;
+    if (!finished) {
+      end(p, pgid);
+      return log(new RunResult(index, label, argv, set, setup.cpus(), -1, wall, Double.NaN, null,
+          "the job did not finish within " + Watchdog.describe(timeout) + "; its process group was killed (last line: "
+              + ProcessMetric.lastLine(tail(err).isBlank() ? tail(out) : tail(err)) + ")", TrialFailure.Kind.HANG,
+          List.of(), out, err));
+    }
+    int exit = p.exitValue();
+    List<Long> left = ProcessGroups.members(pgid);
+    if (!left.isEmpty()) {
+      ProcessGroups.terminate(pgid, GRACE);
+    } else {
+      ProcessGroups.release(pgid);
+    }
+    String stdout = tail(out);
+    String stderr = tail(err);
+    if (exit != 0) {
+      return log(new RunResult(index, label, argv, set, setup.cpus(), exit, wall, Double.NaN, null,
+          "the job exited with status " + exit + describeSignal(exit) + " (last line: "
+              + ProcessMetric.lastLine(stderr.isBlank() ? stdout : stderr) + ")", TrialFailure.Kind.CRASH, left, out,
+          err));
+    }
+    double metric;
+    try {
+      metric = spec.metric().read(stdout, stderr, spec.workdir(), wall);
+    } catch (ProcessMetric.Missing m) {
+      return log(new RunResult(index, label, argv, set, setup.cpus(), exit, wall, Double.NaN, null, m.getMessage(),
+          TrialFailure.Kind.CRASH, left, out, err));
+    }
+    OutputDigest digest;
+    try {
+      digest = spec.outputs().isEmpty() ? new OutputDigest("no outputs declared", new double[0])
+          : OutputFiles.digest(spec.outputs(), spec.workdir(), spec.floor());
+    } catch (OutputFiles.Unreadable u) {
+      return log(new RunResult(index, label, argv, set, setup.cpus(), exit, wall, metric, null, u.getMessage(),
+          TrialFailure.Kind.CRASH, left, out, err));
+    }
+    return log(new RunResult(index, label, argv, set, setup.cpus(), exit, wall, metric, digest, null, null, left, out,
+        err));
+  }
+
+  /**
+   * Moves output files that exist before the job's first run (left by an earlier run of the job) into
+   * {@code preexisting-outputs/} of the log folder, so that nothing of the user's is lost; returns what was moved.
+   */
+  public List<Path> keepPreexistingOutputs() throws IOException {
+    List<Path> moved = new ArrayList<>();
+    for (OutputFile o : spec.outputs()) {
+      Path f = spec.workdir().resolve(o.path());
+      if (Files.isRegularFile(f)) {
+        Path dir = logDir.getParent().resolve("preexisting-outputs");
+        Files.createDirectories(dir);
+        Path target = dir.resolve(o.path().getFileName().toString());
+        Files.move(f, target, StandardCopyOption.REPLACE_EXISTING);
+        moved.add(target);
+      }
+    }
+    return moved;
+  }
+
+  private void removeOutputs() {
+    for (OutputFile o : spec.outputs()) {
+      try {
+        Files.deleteIfExists(spec.workdir().resolve(o.path()));
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot remove the job's output " + o.path() + " before a run", e);
+      }
+    }
+    if (spec.metric().kind() == ProcessMetric.Kind.FILE) {
+      try {
+        Files.deleteIfExists(spec.workdir().resolve(spec.metric().file()));
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot remove the metric file before a run", e);
+      }
+    }
+  }
+
+  /** Ends the run's process group and reaps the process (also when it never got to make its group). */
+  private static void end(Process p, long pgid) {
+    ProcessGroups.terminate(pgid, GRACE);
+    if (p.isAlive()) {
+      p.destroyForcibly();
+    }
+    boolean interrupted = Thread.interrupted();
+    try {
+      p.waitFor(5, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (InterruptedException ignored) {
+      // reaped or not, the group is gone
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private static String describeSignal(int exit) {
+    if (exit <= 128 || exit > 128 + 64) {
+      return "";
+    }
+    return switch (exit - 128) {
+      case 9 -> ", killed by SIGKILL (out of memory?)";
+      case 11 -> ", a segmentation fault (SIGSEGV)";
+      case 6 -> ", aborted (SIGABRT)";
+      case 15 -> ", terminated (SIGTERM)";
+      default -> ", signal " + (exit - 128);
+    };
+  }
+
+  private RunResult log(RunResult r) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("index", r.index());
+    m.put("label", r.label());
+    m.put("argv", r.argv());
+    m.put("environmentSetByGitm", r.leverEnvironment());
+    m.put("cpus", r.cpus());
+    m.put("exitCode", r.exitCode());
+    m.put("wallSeconds", r.wallSeconds());
+    m.put("metric", Double.isFinite(r.metric()) ? r.metric() : null);
+    m.put("outputSha256", r.output() == null ? null : r.output().sha256());
+    m.put("failure", r.failure());
+    m.put("leftoverProcesses", r.leftovers());
+    try {
+      Files.writeString(logDir.resolve("processes.jsonl"), JSON.writeValueAsString(m) + "\n", StandardCharsets.UTF_8,
+          StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return r;
+  }
+
+  /** The last {@link #TAIL_BYTES} of a log, as text. */
+  static String tail(Path f) {
+    try (RandomAccessFile raf = new RandomAccessFile(f.toFile(), "r")) {
+      long len = raf.length();
+      long from = Math.max(0, len - TAIL_BYTES);
+      byte[] b = new byte[(int) (len - from)];
+      raf.seek(from);
+      raf.readFully(b);
+      return new String(b, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  /** The last {@code n} lines of a run's stderr (else its stdout), for a message. */
+  public static String lastLines(RunResult r, int n) {
+    String t = tail(r.stderr()).strip();
+    if (t.isEmpty()) {
+      t = tail(r.stdout()).strip();
+    }
+    String[] lines = t.split("\n");
+    return String.join("\n", java.util.Arrays.asList(lines).subList(Math.max(0, lines.length - n), lines.length));
+  }
+
+  private static Optional<Path> tool(String name) {
+    List<String> dirs = new ArrayList<>(List.of(System.getenv().getOrDefault("PATH", "").split(":")));
+    dirs.addAll(List.of("/usr/bin", "/bin", "/usr/sbin", "/sbin"));
+    for (String d : dirs) {
+      if (d.isEmpty()) {
+        continue;
+      }
+      Path p = Path.of(d, name);
+      if (Files.isRegularFile(p) && Files.isExecutable(p)) {
+        return Optional.of(p);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Ends every process group of this job that is still running. */
+  @Override
+  public void close() {
+    closed = true;
+    for (long g : List.copyOf(groups)) {
+      if (ProcessGroups.live().contains(g)) {
+        ProcessGroups.terminate(g, GRACE);
+      }
+    }
+  }
+}

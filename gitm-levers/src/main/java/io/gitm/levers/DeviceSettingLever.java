@@ -1,0 +1,94 @@
+package io.gitm.levers;
+
+import io.gitm.analysis.attribution.Cause;
+import io.gitm.device.DeviceRequest;
+import io.gitm.sim.Replay;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A device setting restored to the board's default when the device is opened (class C): the power limit
+ * ({@code power-limit-w=default}, when something lowered it and the clock throttles to stay under it) or the SM
+ * clock ({@code sm-clock-mhz=default}: application clocks unlocked, when a clock lock holds it below boost). Used
+ * only with {@code --allow-device-settings}, on the simulated device; the NVIDIA backend refuses device settings.
+ */
+record DeviceSettingLever(String setting, Cause cause) implements Lever {
+  static final String DEFAULT = "default";
+
+  DeviceSettingLever {
+    if (!DeviceRequest.DEVICE_SETTINGS.contains(setting)) {
+      throw new IllegalArgumentException("unknown device setting '" + setting + "': use one of "
+          + DeviceRequest.DEVICE_SETTINGS);
+    }
+    if (cause == null) {
+      throw new IllegalArgumentException("a device-setting lever names the cause it addresses");
+    }
+  }
+
+  static DeviceSettingLever powerLimit() {
+    return new DeviceSettingLever(DeviceRequest.POWER_LIMIT_W, Cause.POWER_THROTTLING);
+  }
+
+  static DeviceSettingLever smClock() {
+    return new DeviceSettingLever(DeviceRequest.SM_CLOCK_MHZ, Cause.CLOCK_DROP);
+  }
+
+  @Override
+  public String id() {
+    return setting.equals(DeviceRequest.POWER_LIMIT_W) ? "power-limit-restore" : "sm-clock-restore";
+  }
+
+  @Override
+  public String description() {
+    return setting.equals(DeviceRequest.POWER_LIMIT_W)
+        ? "restore the board's default power limit when the device is opened"
+        : "unlock the SM clock (application clocks back to default) when the device is opened";
+  }
+
+  @Override
+  public Set<Cause> addresses() {
+    return Set.of(cause);
+  }
+
+  @Override
+  public SafetyClass safety() {
+    return SafetyClass.C;
+  }
+
+  @Override
+  public Scope scope() {
+    return Scope.DEVICE;
+  }
+
+  @Override
+  public Applicability check(LeverContext c) {
+    Applicability no = Checks.deviceSettingsAllowed(c);
+    if (no != null) {
+      return no;
+    }
+    if (DEFAULT.equals(c.setup().deviceSettings().get(setting))) {
+      return Applicability.no(setting + " is already restored to its default");
+    }
+    if (!c.suspects(cause)) {
+      return Applicability.no("the attribution does not suspect " + cause.label());
+    }
+    return Applicability.yes("the attribution suspects " + cause.label());
+  }
+
+  @Override
+  public Setup apply(Setup s, LeverContext c) {
+    return s.withDeviceSetting(setting, DEFAULT);
+  }
+
+  /** Empty: replay cannot change one device setting (its replaying device keeps the clock and power model). */
+  @Override
+  public Optional<Replay.Change> counterfactual(Replay.Change base) {
+    return Optional.empty();
+  }
+
+  /** Reopening the device context and the workload's session. */
+  @Override
+  public double trialCostSeconds() {
+    return 1.0;
+  }
+}

@@ -1,0 +1,131 @@
+package io.gitm.levers;
+
+import io.gitm.analysis.attribution.Cause;
+import io.gitm.sim.Replay;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A variable set in a black-box process's environment, which its runtime reads at start (CUDA, PyTorch, OpenMP).
+ * Not for managed jobs: their process (gitm's) is already running.
+ */
+record EnvironmentLever(String id, String variable, String value, SafetyClass safety, Set<Cause> addresses,
+    String description, String shareFact, double speedup) implements Lever {
+  EnvironmentLever(String id, String variable, String value, SafetyClass safety, Set<Cause> addresses,
+      String description) {
+    this(id, variable, value, safety, addresses, description, null, 1);
+  }
+
+  EnvironmentLever {
+    if (id == null || variable == null || variable.isBlank() || value == null || safety == null || description == null) {
+      throw new IllegalArgumentException("an environment lever needs an id, a variable, a value, a class and words");
+    }
+    addresses = Set.copyOf(addresses);
+  }
+
+  @Override
+  public Scope scope() {
+    return Scope.PROCESS;
+  }
+
+  @Override
+  public Applicability check(LeverContext c) {
+    Applicability no = Checks.processJob(c);
+    if (no != null) {
+      return no;
+    }
+    if (value.equals(c.setup().environment().get(variable))) {
+      return Applicability.no(variable + "=" + value + " is already set");
+    }
+    return Applicability.yes(variable + " is " + (c.setup().environment().containsKey(variable)
+        ? "set to " + c.setup().environment().get(variable) : "as the job found it"));
+  }
+
+  /**
+   * With a share fact: the time in what the variable speeds up ({@code shareFact}) made {@code speedup} times
+   * faster, Amdahl's way.
+   */
+  @Override
+  public java.util.OptionalDouble expectedGain(LeverContext c) {
+    double share = shareFact == null ? Double.NaN : c.fact(shareFact, Double.NaN);
+    if (!(share >= 0)) {
+      return java.util.OptionalDouble.empty();
+    }
+    double rest = 1 - share + share / speedup;
+    return java.util.OptionalDouble.of(Math.max(0.005, 1 / rest - 1));
+  }
+
+  @Override
+  public Optional<String> expectationBasis(LeverContext c) {
+    java.util.OptionalDouble g = expectedGain(c);
+    if (g.isEmpty()) {
+      return Optional.empty();
+    }
+    String what = LeverContext.FACT_FP32_GEMM_SHARE.equals(shareFact)
+        ? "FP32 GEMM kernels without tensor cores (by cuBLAS's kernel names)"
+        : LeverContext.FACT_ALLOCATION_SHARE.equals(shareFact) ? "device allocation and free calls" : shareFact;
+    return Optional.of(String.format(java.util.Locale.ROOT, "the traced run spent %.1f%% of its span in %s (fact %s);"
+        + " %.0f× faster there would make the job %.0f%% faster", 100 * c.fact(shareFact, 0), what, shareFact,
+        speedup, 100 * g.getAsDouble()));
+  }
+
+  /** The TF32 variables make cuBLAS pick tensor-core GEMM kernels in place of the FP32 ones. */
+  @Override
+  public boolean changesKernels() {
+    return LeverContext.FACT_FP32_GEMM_SHARE.equals(shareFact);
+  }
+
+  @Override
+  public Setup apply(Setup s, LeverContext c) {
+    return s.withEnvironment(variable, value);
+  }
+
+  /** Empty: replay re-times a recorded trace, not a process's start-up choices. */
+  @Override
+  public Optional<Replay.Change> counterfactual(Replay.Change base) {
+    return Optional.empty();
+  }
+
+  /** Restarting the process. */
+  @Override
+  public double trialCostSeconds() {
+    return 1.0;
+  }
+
+  static EnvironmentLever expandableSegments() {
+    return new EnvironmentLever("env-expandable-segments", "PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True",
+        SafetyClass.A, Set.of(Cause.ALLOCATOR_STALL), "let PyTorch's caching allocator grow segments in place "
+        + "instead of allocating and freeing new ones", LeverContext.FACT_ALLOCATION_SHARE, 3);
+  }
+
+  static EnvironmentLever deviceMaxConnections() {
+    return new EnvironmentLever("env-device-max-connections", "CUDA_DEVICE_MAX_CONNECTIONS", "32", SafetyClass.A,
+        Set.of(Cause.FALSE_SERIALIZATION), "give the process 32 hardware work queues instead of 8, so independent "
+        + "streams do not share one");
+  }
+
+  static EnvironmentLever eagerModuleLoading() {
+    return new EnvironmentLever("env-module-loading-eager", "CUDA_MODULE_LOADING", "EAGER", SafetyClass.A,
+        Set.of(Cause.COLD_START), "load every kernel of a module when the process starts instead of at first launch");
+  }
+
+  static EnvironmentLever tf32Override() {
+    return new EnvironmentLever("env-tf32-override", "NVIDIA_TF32_OVERRIDE", "1", SafetyClass.B, Set.of(),
+        "let cuBLAS and cuDNN compute FP32 GEMMs and convolutions in TF32 on tensor cores (measured to take"
+        + " effect for PyTorch 2.11's FP32 GEMMs on the H200, bench/results/2026-11-30-h200-s3)",
+        LeverContext.FACT_FP32_GEMM_SHARE, 4);
+  }
+
+  static EnvironmentLever torchTf32() {
+    return new EnvironmentLever("env-torch-tf32", "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", "1", SafetyClass.B, Set.of(),
+        "make PyTorch compute FP32 matrix products in TF32 on tensor cores, whatever the script chose (PyTorch reads"
+        + " it in at::Context::allowTF32CuBLAS)", LeverContext.FACT_FP32_GEMM_SHARE, 4);
+  }
+
+  static EnvironmentLever cudaMallocAsync() {
+    return new EnvironmentLever("env-cuda-malloc-async", "PYTORCH_CUDA_ALLOC_CONF", "backend:cudaMallocAsync",
+        SafetyClass.A, Set.of(Cause.ALLOCATOR_STALL), "back PyTorch's allocator with CUDA's stream-ordered pool "
+        + "(cudaMallocAsync) instead of its own cudaMalloc/cudaFree caching (empty_cache still trims the pool)",
+        LeverContext.FACT_ALLOCATION_SHARE, 5);
+  }
+}

@@ -1,0 +1,99 @@
+package io.gitm.levers;
+
+import io.gitm.analysis.attribution.Cause;
+import io.gitm.os.CpuAffinity;
+import io.gitm.sim.Replay;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The job's host thread (a managed job's: the thread that runs its iterations) or a process job's threads pinned to
+ * one CPU: a CPU of the GPU's NUMA node when known ({@link LeverContext#FACT_GPU_LOCAL_CPU}), else the host's last
+ * CPU (away from CPU 0, which takes most interrupts). The thread stops migrating between cores and keeps its caches.
+ * Managed jobs pin through {@link CpuAffinity} (Linux only).
+ */
+record HostCpuAffinity(Scope scope) implements Lever {
+  HostCpuAffinity {
+    if (scope != Scope.MANAGED && scope != Scope.PROCESS) {
+      throw new IllegalArgumentException("CPU affinity acts on a managed or a process job, not " + scope);
+    }
+  }
+
+  @Override
+  public String id() {
+    return scope == Scope.MANAGED ? "cpu-affinity" : "process-cpu-affinity";
+  }
+
+  @Override
+  public String description() {
+    return "pin the job's host " + (scope == Scope.MANAGED ? "thread" : "threads") + " to one CPU near the GPU";
+  }
+
+  @Override
+  public Set<Cause> addresses() {
+    return Set.of(Cause.LAUNCH_BOUND_HOST);
+  }
+
+  @Override
+  public SafetyClass safety() {
+    return SafetyClass.A;
+  }
+
+  @Override
+  public Applicability check(LeverContext c) {
+    if (scope == Scope.MANAGED && c.workload() == null) {
+      return Applicability.no("it pins a managed job's host thread, and this is a process job (see "
+          + "process-cpu-affinity)");
+    }
+    if (scope == Scope.PROCESS) {
+      Applicability no = Checks.processJob(c);
+      if (no != null) {
+        return no;
+      }
+      double procs = c.fact(LeverContext.FACT_JOB_PROCESSES, 1);
+      if (procs > 1) {
+        return Applicability.no("the job runs " + (int) procs + " busy processes: pinning them all to one CPU would"
+            + " serialize them");
+      }
+    }
+    if (scope == Scope.MANAGED && !CpuAffinity.supported()) {
+      return Applicability.no("pinning threads is unsupported here: " + CpuAffinity.unsupportedReason());
+    }
+    int cpu = cpu(c);
+    if (cpu < 0) {
+      return Applicability.no("the host's CPUs are unknown (no " + LeverContext.FACT_GPU_LOCAL_CPU + " or "
+          + LeverContext.FACT_HOST_CPUS + " fact)");
+    }
+    if (c.setup().cpus().equals(Set.of(cpu))) {
+      return Applicability.no("the job is already pinned to CPU " + cpu);
+    }
+    return Applicability.yes(c.setup().cpus().isEmpty() ? "the job's threads may run on any CPU"
+        : "the job is pinned to CPUs " + c.setup().cpus());
+  }
+
+  /** The CPU to pin to, or -1 when the facts do not say. */
+  private static int cpu(LeverContext c) {
+    double local = c.fact(LeverContext.FACT_GPU_LOCAL_CPU, Double.NaN);
+    if (local >= 0) {
+      return (int) local;
+    }
+    double cpus = c.fact(LeverContext.FACT_HOST_CPUS, Double.NaN);
+    return cpus >= 1 ? (int) cpus - 1 : -1;
+  }
+
+  @Override
+  public Setup apply(Setup s, LeverContext c) {
+    int cpu = cpu(c);
+    if (cpu < 0) {
+      throw new IllegalArgumentException(id() + " needs the " + LeverContext.FACT_GPU_LOCAL_CPU + " or "
+          + LeverContext.FACT_HOST_CPUS + " fact");
+    }
+    return s.withCpus(Set.of(cpu));
+  }
+
+  /** Empty: the trace does not show migrations. */
+  @Override
+  public Optional<Replay.Change> counterfactual(Replay.Change base) {
+    return Optional.empty();
+  }
+}

@@ -1,0 +1,210 @@
+package io.gitm.rank;
+
+import io.gitm.analysis.Analysis;
+import io.gitm.analysis.attribution.Cause;
+import io.gitm.planner.Graph;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The qualification gate: a fingerprint of the workload, the headroom it implies, and whether the target is
+ * reachable — or which floor stops it.
+ *
+ * <p>The fingerprint: size and rate (kernels, launches per second, mean kernel time), where the span goes (kernel,
+ * copy and idle shares), the kernel mix (the share of kernel time in the largest kernel and the three largest, and in
+ * kernels bound by compute, memory bandwidth, memory latency, or of unknown bound where no work is declared),
+ * concurrency (streams, predicted-concurrent pairs), how far the kernels run from their roofline, and the device
+ * memory in use at its peak and the headroom left (from the state samples, where they report memory).
+ *
+ * <p>The floor: most levers change how the job runs, not its kernels' code, so the job cannot go faster than its
+ * kernels each at their fastest observed execution, back to back ({@code kernelFloorNs}). A lever that replaces
+ * kernels ({@link io.gitm.levers.Lever#changesKernels}: a math mode, a kernel variant, the TF32 variables) lowers that
+ * floor: for kernels whose work is declared, to their roofline bound at the calibrated ceilings (no kernel runs
+ * faster than that); for the others, by the best such lever's prediction. The headroom is the lesser of what the floor
+ * allows and what the ranked levers predict (the best prediction per cause they address, compounded).
+ *
+ * @param fingerprint name → value, with units in the name's suffix ({@code _pct}, {@code _us}, {@code _per_s},
+ *     {@code _x})
+ * @param floorHeadroom the improvement the floor allows (0.4 = 40%)
+ * @param predictedHeadroom the improvement the ranked levers predict together
+ * @param predictedUncertainty one standard deviation of {@code predictedHeadroom} (the best levers' uncertainties
+ *     combined)
+ * @param reachable whether {@code min(floor, predicted)} reaches the target
+ * @param diagnosis one paragraph: why the target is or is not reachable, naming the floor
+ */
+public record Qualification(Map<String, Double> fingerprint, double floorHeadroom, double predictedHeadroom,
+    double predictedUncertainty, double target, boolean reachable, String diagnosis) {
+  public Qualification {
+    fingerprint = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(fingerprint));
+  }
+
+  public double headroom() {
+    return Math.min(floorHeadroom, predictedHeadroom);
+  }
+
+  public String summary() {
+    if (fingerprint.getOrDefault("kernels", 1.0) == 0) {
+      return String.format(Locale.ROOT, "no kernel traced: no floor; levers estimate %.0f%%: target not ruled out",
+          predictedHeadroom * 100);
+    }
+    return String.format(Locale.ROOT, "headroom %.0f%% (floor %.0f%%, levers %.0f%%): target %s", headroom() * 100,
+        floorHeadroom * 100, predictedHeadroom * 100, reachable ? "reachable" : "not reachable");
+  }
+
+  public static Qualification of(Analysis.Result a, List<Candidate> candidates, double target) {
+    Map<String, Double> f = new LinkedHashMap<>();
+    double span = Math.max(1, a.spanNs());
+    double kernelNs = 0;
+    double copyNs = 0;
+    long kernels = 0;
+    long memoryBound = 0;
+    Map<String, Long> fastest = new HashMap<>();
+    Map<String, Long> count = new HashMap<>();
+    Map<String, Double> byName = new HashMap<>();
+    Map<Graph.Bound, Double> byBound = new java.util.EnumMap<>(Graph.Bound.class);
+    double roofline = 0;
+    double modelKernelNs = 0;
+    for (Graph.Node n : a.graph().nodes()) {
+      if (n.kind() == Graph.Kind.KERNEL) {
+        kernels++;
+        kernelNs += n.durationNs();
+        byName.merge(n.name(), (double) n.durationNs(), Double::sum);
+        byBound.merge(n.basis() == Graph.Basis.MODEL ? n.bound() : Graph.Bound.UNKNOWN, (double) n.durationNs(),
+            Double::sum);
+        if (n.basis() == Graph.Basis.MODEL) {
+          roofline += n.lowerNs();
+          modelKernelNs += n.durationNs();
+        }
+        if (n.memoryBound()) {
+          memoryBound++;
+        }
+        fastest.merge(n.name(), n.durationNs(), Math::min);
+        count.merge(n.name(), 1L, Long::sum);
+      } else {
+        copyNs += n.durationNs();
+      }
+    }
+    double floor = 0;
+    for (Map.Entry<String, Long> e : fastest.entrySet()) {
+      floor += e.getValue() * (double) count.get(e.getKey());
+    }
+    List<Double> shares = byName.values().stream().sorted(java.util.Comparator.reverseOrder()).toList();
+    double kernelTime = Math.max(1, kernelNs);
+    f.put("kernels", (double) kernels);
+    f.put("distinct_kernels", (double) fastest.size());
+    f.put("launch_rate_per_s", kernels / (span / 1e9));
+    f.put("mean_kernel_us", kernels == 0 ? 0 : kernelNs / kernels / 1e3);
+    f.put("kernel_time_pct", 100 * kernelNs / span);
+    f.put("copy_time_pct", 100 * copyNs / span);
+    f.put("idle_pct", 100 * (1 - a.busyNs() / span));
+    f.put("top_kernel_of_kernel_time_pct", shares.isEmpty() ? 0 : 100 * shares.get(0) / kernelTime);
+    f.put("top3_kernels_of_kernel_time_pct",
+        100 * shares.stream().limit(3).mapToDouble(Double::doubleValue).sum() / kernelTime);
+    f.put("compute_bound_kernel_time_pct", 100 * byBound.getOrDefault(Graph.Bound.COMPUTE, 0.0) / kernelTime);
+    f.put("memory_bound_kernel_time_pct", 100 * byBound.getOrDefault(Graph.Bound.MEMORY, 0.0) / kernelTime);
+    f.put("latency_bound_kernel_time_pct", 100 * byBound.getOrDefault(Graph.Bound.LATENCY, 0.0) / kernelTime);
+    f.put("unknown_bound_kernel_time_pct", 100 * byBound.getOrDefault(Graph.Bound.UNKNOWN, 0.0) / kernelTime);
+    f.put("memory_bound_kernels_pct", kernels == 0 ? 0 : 100.0 * memoryBound / kernels);
+    f.put("kernels_vs_roofline_x", roofline > 0 ? modelKernelNs / roofline : Double.NaN);
+    double used = a.facts().getOrDefault("memoryUsedPeakBytes", Double.NaN);
+    double total = a.facts().getOrDefault("memoryTotalBytes", Double.NaN);
+    if (used >= 0 && total > 0) {
+      f.put("memory_used_peak_pct", 100 * used / total);
+      f.put("memory_headroom_pct", 100 * Math.max(0, total - used) / total);
+    }
+    f.put("streams", a.facts().getOrDefault("streams", 0.0));
+    f.put("concurrent_pairs", (double) a.concurrentPairs());
+    double kernelFloorHeadroom = floor <= 0 ? 0 : span / floor - 1;
+    Candidate replacing = null;
+    for (Candidate c : candidates) {
+      if (c.lever().changesKernels() && (replacing == null || c.predictedGain() > replacing.predictedGain())) {
+        replacing = c;
+      }
+    }
+    double floorHeadroom = kernelFloorHeadroom;
+    String moved = "";
+    if (replacing != null) {
+      // the floor once kernels may be replaced (an upper bound on what replacing allows, since a lever replaces some
+      // kernels only): kernels that declare their work at their roofline bound, the others at their fastest divided
+      // by the best replacing lever's prediction
+      double gain = Math.max(1, replacing.predictedGain());
+      double declaredFastest = 0;
+      for (Graph.Node n : a.graph().nodes()) {
+        if (n.kind() == Graph.Kind.KERNEL && n.basis() == Graph.Basis.MODEL) {
+          declaredFastest += fastest.get(n.name());
+        }
+      }
+      double replacedFloor = (floor - declaredFastest) / gain + Math.min(roofline, declaredFastest);
+      double replacedHeadroom = replacedFloor <= 0 ? kernelFloorHeadroom : span / replacedFloor - 1;
+      if (replacedHeadroom > kernelFloorHeadroom + 1e-9) {
+        floorHeadroom = replacedHeadroom;
+        String how = declaredFastest <= 0
+            ? String.format(Locale.ROOT, "by its predicted %.0f%%", (gain - 1) * 100)
+            : declaredFastest < floor
+                ? String.format(Locale.ROOT, "to the roofline bound of the kernels that declare their work and by its"
+                    + " predicted %.0f%% for the others", (gain - 1) * 100)
+                : "to the kernels' roofline bound at the calibrated ceilings";
+        moved = String.format(Locale.ROOT, "; %s, which replaces kernels, lowers that floor %s (%.0f%% allowed)",
+            replacing.lever().id(), how, replacedHeadroom * 100);
+      }
+    }
+    // the best prediction per addressed cause, compounded
+    Map<Cause, Candidate> best = new HashMap<>();
+    Candidate unattributed = null;
+    for (Candidate c : candidates) {
+      if (c.lever().addresses().isEmpty()) {
+        if (unattributed == null || c.predictedGain() > unattributed.predictedGain()) {
+          unattributed = c;
+        }
+      }
+      for (Cause cause : c.lever().addresses()) {
+        best.merge(cause, c, (x, y) -> x.predictedGain() >= y.predictedGain() ? x : y);
+      }
+    }
+    java.util.Set<Candidate> chosen = new java.util.LinkedHashSet<>(best.values());
+    if (unattributed != null) {
+      chosen.add(unattributed);
+    }
+    double predicted = 1;
+    double variance = 0;
+    for (Candidate c : chosen) {
+      predicted *= Math.max(1, c.predictedGain());
+      variance += c.uncertainty() * c.uncertainty();
+    }
+    predicted -= 1;
+    if (kernels == 0) {
+      // no kernel in the trace (an untraced black-box job, or one without GPU work): no floor can be drawn, and the
+      // levers' own estimates are all there is
+      return new Qualification(f, predicted, predicted, Math.sqrt(variance), target, true,
+          String.format(Locale.ROOT, "The trace holds no kernel (the job was not traced, or did no GPU work): no"
+              + " floor can be drawn, so the target of %.0f%% is not ruled out; the ranked levers estimate %.0f%%"
+              + " together, and the gates decide.", target * 100, predicted * 100));
+    }
+    double head = Math.min(floorHeadroom, predicted);
+    boolean reachable = head >= target;
+    String diagnosis;
+    double nonKernel = 100 * (1 - kernelNs / span);
+    double nearFastest = kernelNs <= 0 ? 0 : 100 * (kernelNs / floor - 1);
+    String vsRoofline = roofline > 0 ? String.format(Locale.ROOT, "; the %.0f%% of kernel time that declares its"
+        + " work runs at %.2f× its roofline bound", 100 * modelKernelNs / kernelTime, modelKernelNs / roofline) : "";
+    if (reachable) {
+      diagnosis = String.format(Locale.ROOT, "The target of %.0f%% looks reachable: non-kernel time is %.0f%% of the"
+          + " span and the ranked levers predict %.0f%% together (the kernels' floor allows %.0f%%%s).", target * 100,
+          nonKernel, predicted * 100, kernelFloorHeadroom * 100, moved);
+    } else if (floorHeadroom < target) {
+      diagnosis = String.format(Locale.ROOT, "The target of %.0f%% is not reachable: kernels take %.0f%% of the span"
+          + " and are already within %.0f%% of their fastest executions%s; non-kernel time is %.0f%%; at most %.0f%%"
+          + " is reachable without changing the kernels%s.", target * 100, 100 - nonKernel, nearFastest, vsRoofline,
+          nonKernel, kernelFloorHeadroom * 100, moved);
+    } else {
+      diagnosis = String.format(Locale.ROOT, "The target of %.0f%% is not predicted: the kernels' floor would allow"
+          + " %.0f%% (non-kernel time is %.0f%%%s), but the applicable levers predict only %.0f%% together; the run"
+          + " still applies whatever passes the gates.", target * 100, kernelFloorHeadroom * 100, nonKernel, moved,
+          predicted * 100);
+    }
+    return new Qualification(f, floorHeadroom, predicted, Math.sqrt(variance), target, reachable, diagnosis);
+  }
+}

@@ -1,0 +1,518 @@
+package io.gitm.search;
+
+import io.gitm.api.Ticker;
+import io.gitm.job.Job;
+import io.gitm.job.TrialFailure;
+import io.gitm.job.Watchdog;
+import io.gitm.levers.SafetyClass;
+import io.gitm.levers.Setup;
+import io.gitm.search.Verdict.Arm;
+import io.gitm.search.Verdict.Outcome;
+import io.gitm.workload.OutputDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import org.hipparchus.stat.inference.MannWhitneyUTest;
+import org.hipparchus.stat.inference.WilcoxonSignedRankTest;
+
+/**
+ * The rollback gate: measures a candidate setup against its anchor on the live job and keeps the candidate only when
+ * it is significantly better by a worthwhile margin and its output is equivalent.
+ *
+ * <p>Both setups are opened side by side and measured in interleaved blocks, counterbalanced pair by pair
+ * (anchor-candidate, candidate-anchor, …) so that a drift of the machine over the trial weighs on both arms alike;
+ * each arm first runs its warm-up blocks, which are discarded. Two setups that cannot be open at once (one needs the
+ * device context opened differently: {@link Setup#sameDeviceOpen}) are measured one session at a time instead, in
+ * the order anchor, candidate, candidate, anchor, … with the pairs split over the sessions, each session opened,
+ * warmed up and closed.
+ *
+ * <p>The gain is the ratio of the two arms' medians, oriented so that above 1 is better, with a percentile
+ * confidence interval from a paired bootstrap (pairs resampled together, seeded from the options' seed and the
+ * samples, so a verdict is reproducible), and a two-sided Wilcoxon signed-rank test of the pairs (block i of both
+ * arms runs the same input, so the arms are paired; the unpaired Mann–Whitney U test is computed too and shown in the
+ * verdict's detail). The candidate is kept when the interval's lower bound is above 1, the p-value below alpha and the gain at least 1 + the minimum gain, and its
+ * output is equivalent to the anchor's after the same number of blocks: bit-identical for safety classes A and C,
+ * within the tolerance for class B (where a job gives no values, bit-identical); values that are NaN or infinite in
+ * the candidate's output but not in the anchor's are {@link Outcome#NAN_OUTPUT} in every class.
+ *
+ * <p>Every call into the job runs under a {@link Watchdog}: a block that does not return within the block timeout
+ * is a {@link Outcome#HANG}, and anything the job throws becomes a rollback. Runs are always closed, on a best-effort
+ * basis after a hang.
+ */
+public final class Gate {
+  private final Ticker ticker;
+  private final Options options;
+
+  public Gate(Ticker ticker, Options options) {
+    if (ticker == null || options == null) {
+      throw new IllegalArgumentException("a gate needs a ticker and options");
+    }
+    this.ticker = ticker;
+    this.options = options;
+  }
+
+  public Options options() {
+    return options;
+  }
+
+  /** {@link #judge(Job, Setup, Setup, SafetyClass, double, long)} with no deadline. */
+  public Verdict judge(Job job, Setup anchor, Setup candidate, SafetyClass safety, double tolerance) {
+    return judge(job, anchor, candidate, safety, tolerance, Long.MAX_VALUE);
+  }
+
+  /**
+   * Measures {@code candidate} against {@code anchor} on {@code job}.
+   *
+   * @param safety the safety class of the lever(s) that made the candidate: how its output is compared
+   * @param tolerance largest relative difference of output values allowed under class B
+   * @param deadlineNanos a reading of the gate's ticker after which no block starts (a block is not started when
+   *     the slowest block so far would end past it); the trial is then {@link Outcome#OUT_OF_BUDGET}
+   * @return the verdict; never throws for anything the job does
+   */
+  public Verdict judge(Job job, Setup anchor, Setup candidate, SafetyClass safety, double tolerance,
+      long deadlineNanos) {
+    if (job == null || anchor == null || candidate == null || safety == null) {
+      throw new IllegalArgumentException("a gate needs a job, an anchor, a candidate and a safety class");
+    }
+    if (!(tolerance >= 0) || Double.isInfinite(tolerance)) {
+      throw new IllegalArgumentException("output tolerance must be a finite number >= 0, got " + tolerance);
+    }
+    try (Trial trial = new Trial(job, deadlineNanos)) {
+      try {
+        return anchor.sameDeviceOpen(candidate)
+            ? trial.sideBySide(anchor, candidate, safety, tolerance)
+            : trial.oneAtATime(anchor, candidate, safety, tolerance);
+      } catch (Stop stop) {
+        return trial.verdict(stop.outcome, stop.arm, stop.getMessage(), Double.NaN);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return trial.verdict(Outcome.INTERRUPTED, Arm.NONE, "stopped by request", Double.NaN);
+      }
+    }
+  }
+
+  /** One gate trial in progress: the watchdog, the samples so far, the time spent. */
+  private final class Trial implements AutoCloseable {
+    private final Job job;
+    private final long deadline;
+    private final long start;
+    private final Watchdog watchdog;
+    private final List<Double> anchorSamples = new ArrayList<>();
+    private final List<Double> candidateSamples = new ArrayList<>();
+    private int blocks;
+    private long slowestBlock;
+    private Stats stats;
+
+    Trial(Job job, long deadline) {
+      this.job = job;
+      this.deadline = deadline;
+      this.start = ticker.nanos();
+      this.watchdog = new Watchdog(options.blockTimeout());
+    }
+
+    Verdict sideBySide(Setup anchor, Setup candidate, SafetyClass safety, double tolerance)
+        throws Stop, InterruptedException {
+      Job.Run a = null;
+      Job.Run c = null;
+      try {
+        a = open(anchor, Arm.ANCHOR);
+        c = open(candidate, Arm.CANDIDATE);
+        for (int w = 0; w < options.warmupBlocks(); w++) {
+          block(a, Arm.ANCHOR, "warm-up block " + (w + 1));
+          block(c, Arm.CANDIDATE, "warm-up block " + (w + 1));
+        }
+        for (int i = 0; i < options.pairs(); i++) {
+          String label = "block " + (i + 1);
+          if (i % 2 == 0) {
+            anchorSamples.add(block(a, Arm.ANCHOR, label));
+            candidateSamples.add(block(c, Arm.CANDIDATE, label));
+          } else {
+            candidateSamples.add(block(c, Arm.CANDIDATE, label));
+            anchorSamples.add(block(a, Arm.ANCHOR, label));
+          }
+        }
+        OutputDigest da = output(a, Arm.ANCHOR);
+        OutputDigest dc = output(c, Arm.CANDIDATE);
+        return decide(List.of(da), List.of(dc), safety, tolerance);
+      } finally {
+        watchdog.closeQuietly(c);
+        watchdog.closeQuietly(a);
+      }
+    }
+
+    Verdict oneAtATime(Setup anchor, Setup candidate, SafetyClass safety, double tolerance)
+        throws Stop, InterruptedException {
+      int sessions = Math.min(options.exclusiveSessions(), options.pairs());
+      List<OutputDigest> anchorOutputs = new ArrayList<>();
+      List<OutputDigest> candidateOutputs = new ArrayList<>();
+      for (int k = 0; k < sessions; k++) {
+        int size = options.pairs() / sessions + (k < options.pairs() % sessions ? 1 : 0);
+        boolean anchorFirst = k % 2 == 0;
+        for (int side = 0; side < 2; side++) {
+          boolean isAnchor = (side == 0) == anchorFirst;
+          OutputDigest d = session(isAnchor ? anchor : candidate, isAnchor ? Arm.ANCHOR : Arm.CANDIDATE, size,
+              isAnchor ? anchorSamples : candidateSamples, k);
+          (isAnchor ? anchorOutputs : candidateOutputs).add(d);
+        }
+      }
+      return decide(anchorOutputs, candidateOutputs, safety, tolerance);
+    }
+
+    private OutputDigest session(Setup setup, Arm arm, int size, List<Double> samples, int k)
+        throws Stop, InterruptedException {
+      Job.Run run = null;
+      try {
+        run = open(setup, arm);
+        for (int w = 0; w < options.warmupBlocks(); w++) {
+          block(run, arm, "warm-up block " + (w + 1) + " of session " + (k + 1));
+        }
+        for (int i = 0; i < size; i++) {
+          samples.add(block(run, arm, "block " + (samples.size() + 1)));
+        }
+        return output(run, arm);
+      } finally {
+        watchdog.closeQuietly(run);
+      }
+    }
+
+    private Job.Run open(Setup setup, Arm arm) throws Stop, InterruptedException {
+      String what = "opening the " + name(arm);
+      checkDeadline(what);
+      Job.Run run = call(arm, what, () -> job.open(setup));
+      if (run == null) {
+        throw new Stop(Outcome.CRASH, arm, what + " returned no run");
+      }
+      return run;
+    }
+
+    private double block(Job.Run run, Arm arm, String label) throws Stop, InterruptedException {
+      String what = label + " of the " + name(arm);
+      long begin = checkDeadline(what);
+      double value = call(arm, what, run::block);
+      blocks++;
+      slowestBlock = Math.max(slowestBlock, ticker.nanos() - begin);
+      if (!(value > 0) || Double.isInfinite(value)) {
+        throw new Stop(Outcome.CRASH, arm, what + " reported a metric of " + value
+            + "; a metric must be a positive finite number");
+      }
+      return value;
+    }
+
+    private OutputDigest output(Job.Run run, Arm arm) throws Stop, InterruptedException {
+      String what = "the output of the " + name(arm);
+      OutputDigest d = call(arm, what, run::output);
+      if (d == null || d.sha256() == null) {
+        throw new Stop(Outcome.CRASH, arm, what + " is missing (no digest)");
+      }
+      return d;
+    }
+
+    private long checkDeadline(String what) throws Stop {
+      long now = ticker.nanos();
+      if (deadline != Long.MAX_VALUE && (now >= deadline || deadline - now < slowestBlock)) {
+        throw new Stop(Outcome.OUT_OF_BUDGET, Arm.NONE,
+            "the deadline left no time for " + what + " after " + blocks + " blocks");
+      }
+      return now;
+    }
+
+    private <T> T call(Arm arm, String what, java.util.concurrent.Callable<T> body)
+        throws Stop, InterruptedException {
+      try {
+        return watchdog.call(what, body);
+      } catch (TrialFailure f) {
+        throw new Stop(Outcome.of(f.kind()), arm, f.getMessage() == null ? f.kind().name() : f.getMessage());
+      }
+    }
+
+    private Verdict decide(List<OutputDigest> anchorOutputs, List<OutputDigest> candidateOutputs, SafetyClass safety,
+        double tolerance) {
+      stats = Stats.of(anchorSamples, candidateSamples, options, job.higherIsBetter());
+      double worst = 0;
+      for (int k = 0; k < anchorOutputs.size(); k++) {
+        Equivalence e = Equivalence.of(anchorOutputs.get(k), candidateOutputs.get(k), safety, tolerance);
+        if (e.outcome() != null) {
+          return verdict(e.outcome(), Arm.CANDIDATE, e.detail() + "; measured " + stats.describe(), e.difference());
+        }
+        worst = Math.max(worst, e.difference());
+      }
+      Outcome outcome = stats.outcome(options);
+      String why = switch (outcome) {
+        case KEPT -> "better: ";
+        case SLOWER -> "significantly worse: ";
+        case NOT_SIGNIFICANT -> "no significant difference: ";
+        case BELOW_MIN_GAIN -> "better by less than the minimum gain of "
+            + String.format(Locale.ROOT, "%.1f%%", 100 * options.minGain()) + ": ";
+        default -> throw new IllegalStateException("not a measured outcome: " + outcome);
+      };
+      return verdict(outcome, Arm.NONE, why + stats.describe(), worst);
+    }
+
+    Verdict verdict(Outcome outcome, Arm arm, String detail, double difference) {
+      double[] a = unbox(anchorSamples);
+      double[] c = unbox(candidateSamples);
+      Stats s = stats == null ? Stats.none(a, c) : stats;
+      return new Verdict(outcome, detail, arm, a, c, s.anchorMedian, s.candidateMedian, s.ratio, s.gain, s.ciLow,
+          s.ciHigh, s.pValue, difference, blocks, ticker.nanos() - start);
+    }
+
+    @Override
+    public void close() {
+      watchdog.close();
+    }
+  }
+
+  private static String name(Arm arm) {
+    return arm == Arm.ANCHOR ? "anchor" : "candidate";
+  }
+
+  private static double[] unbox(List<Double> values) {
+    return values.stream().mapToDouble(Double::doubleValue).toArray();
+  }
+
+  /** Ends a trial early with an outcome; carries no stack trace. */
+  private static final class Stop extends Exception {
+    final Outcome outcome;
+    final Arm arm;
+
+    Stop(Outcome outcome, Arm arm, String detail) {
+      super(detail, null, false, false);
+      this.outcome = outcome;
+      this.arm = arm;
+    }
+  }
+
+  /**
+   * The comparison of two outputs after the same number of blocks.
+   *
+   * @param outcome null when equivalent, else why not
+   */
+  private record Equivalence(Outcome outcome, double difference, String detail) {
+    static Equivalence of(OutputDigest anchor, OutputDigest candidate, SafetyClass safety, double tolerance) {
+      double[] a = anchor.values();
+      double[] c = candidate.values();
+      double difference = anchor.maxRelativeDifference(candidate);
+      if (newNonFinite(a, c)) {
+        return new Equivalence(Outcome.NAN_OUTPUT, difference,
+            "the candidate's output holds NaN or infinite values the anchor's does not");
+      }
+      if (safety == SafetyClass.B && (anchor.fixedSha256() != null || candidate.fixedSha256() != null)
+          && !java.util.Objects.equals(anchor.fixedSha256(), candidate.fixedSha256())) {
+        return new Equivalence(Outcome.OUTPUT_CHANGED, difference,
+            "the output's non-numeric part differs (shape, dtype, layout or text; fixed sha256 "
+                + abbreviate(String.valueOf(anchor.fixedSha256())) + " vs "
+                + abbreviate(String.valueOf(candidate.fixedSha256())) + ")");
+      }
+      if (safety == SafetyClass.B && (a.length > 0 || c.length > 0)) {
+        if (difference > tolerance) {
+          return new Equivalence(Outcome.OUTPUT_CHANGED, difference,
+              String.format(Locale.ROOT, "output differs by %.3g (relative), beyond the tolerance %.3g", difference,
+                  tolerance));
+        }
+        return new Equivalence(null, difference, "");
+      }
+      if (!anchor.sha256().equals(candidate.sha256())) {
+        return new Equivalence(Outcome.OUTPUT_CHANGED, difference, "output is not bit-identical (sha256 "
+            + abbreviate(anchor.sha256()) + " vs " + abbreviate(candidate.sha256()) + ") under safety class " + safety);
+      }
+      return new Equivalence(null, 0, "");
+    }
+
+    private static boolean newNonFinite(double[] a, double[] c) {
+      if (a.length == c.length) {
+        for (int i = 0; i < c.length; i++) {
+          if (!Double.isFinite(c[i]) && Double.isFinite(a[i])) {
+            return true;
+          }
+        }
+        return false;
+      }
+      return Arrays.stream(c).anyMatch(v -> !Double.isFinite(v)) && Arrays.stream(a).allMatch(Double::isFinite);
+    }
+
+    private static String abbreviate(String sha) {
+      return sha.length() > 12 ? sha.substring(0, 12) : sha;
+    }
+  }
+
+  /** The two arms' statistics: medians, gain, bootstrap interval, test. */
+  private record Stats(double anchorMedian, double candidateMedian, double ratio, double gain, double ciLow,
+      double ciHigh, double pValue, double mannWhitneyP, double confidence, int pairs) {
+
+    static Stats none(double[] a, double[] c) {
+      return new Stats(a.length == 0 ? Double.NaN : median(a), c.length == 0 ? Double.NaN : median(c), Double.NaN,
+          Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0);
+    }
+
+    static Stats of(List<Double> anchor, List<Double> candidate, Options options, boolean higherIsBetter) {
+      double[] a = unbox(anchor);
+      double[] c = unbox(candidate);
+      int n = a.length;
+      double ma = median(a);
+      double mc = median(c);
+      double ratio = mc / ma;
+      double gain = higherIsBetter ? ratio : 1 / ratio;
+      SplittableRandom random = new SplittableRandom(options.seed() ^ (31L * Arrays.hashCode(a) + Arrays.hashCode(c)));
+      double[] gains = new double[options.resamples()];
+      double[] ra = new double[n];
+      double[] rc = new double[n];
+      for (int b = 0; b < gains.length; b++) {
+        for (int i = 0; i < n; i++) {
+          int j = random.nextInt(n);
+          ra[i] = a[j];
+          rc[i] = c[j];
+        }
+        double r = median(rc) / median(ra);
+        gains[b] = higherIsBetter ? r : 1 / r;
+      }
+      Arrays.sort(gains);
+      double tail = (1 - options.confidence()) / 2;
+      // block i of both arms ran the same input batches, so the arms are paired: the decision is the paired rank
+      // test (Wilcoxon signed-rank, exact for up to 30 pairs); the unpaired Mann–Whitney U, which the input's
+      // batch-to-batch variation drowns, is reported beside it
+      double p = pairedP(a, c);
+      double mw = new MannWhitneyUTest().mannWhitneyUTest(a, c);
+      return new Stats(ma, mc, ratio, gain, quantile(gains, tail), quantile(gains, 1 - tail), p, mw,
+          options.confidence(), n);
+    }
+
+    /** Two-sided p of the Wilcoxon signed-rank test of the pairs; 1 when every pair is tied. */
+    static double pairedP(double[] a, double[] c) {
+      boolean differs = false;
+      for (int i = 0; i < a.length; i++) {
+        differs |= a[i] != c[i];
+      }
+      if (!differs) {
+        return 1;
+      }
+      // the exact two-sided p doubles a one-sided tail and can pass 1 when the statistic sits at the centre
+      return Math.min(1, new WilcoxonSignedRankTest().wilcoxonSignedRankTest(a, c, a.length <= 30));
+    }
+
+    Outcome outcome(Options options) {
+      boolean significant = pValue < options.alpha();
+      if (significant && ciHigh < 1) {
+        return Outcome.SLOWER;
+      }
+      if (!significant || !(ciLow > 1)) {
+        return Outcome.NOT_SIGNIFICANT;
+      }
+      return gain < 1 + options.minGain() ? Outcome.BELOW_MIN_GAIN : Outcome.KEPT;
+    }
+
+    String describe() {
+      return String.format(Locale.ROOT, "gain %.4f (%.0f%% CI %.4f–%.4f), signed-rank p %.3g (Mann–Whitney p %.3g),"
+          + " %d pairs", gain, 100 * confidence, ciLow, ciHigh, pValue, mannWhitneyP, pairs);
+    }
+
+    private static double quantile(double[] sorted, double q) {
+      double pos = q * (sorted.length - 1);
+      int lo = (int) Math.floor(pos);
+      int hi = Math.min(lo + 1, sorted.length - 1);
+      return sorted[lo] + (pos - lo) * (sorted[hi] - sorted[lo]);
+    }
+  }
+
+  static double median(double[] values) {
+    double[] s = values.clone();
+    Arrays.sort(s);
+    int n = s.length;
+    return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+  }
+
+  /**
+   * How a gate measures and decides.
+   *
+   * @param pairs measured blocks per arm; block {@code i} of both arms form a pair
+   * @param warmupBlocks blocks each arm runs first (each session, when measured one at a time), then discards
+   * @param exclusiveSessions sessions per arm when the two setups cannot be open at once
+   * @param alpha the signed-rank test's significance level
+   * @param confidence the bootstrap interval's confidence level
+   * @param minGain the smallest improvement worth keeping, as a fraction (0.02 = 2%)
+   * @param resamples bootstrap resamples
+   * @param blockTimeout the watchdog's deadline for each call into the job (opening, a block, the output, closing)
+   * @param seed the bootstrap's seed
+   */
+  public record Options(int pairs, int warmupBlocks, int exclusiveSessions, double alpha, double confidence,
+      double minGain, int resamples, Duration blockTimeout, long seed) {
+    public Options {
+      if (pairs < 1 || pairs > 10_000) {
+        throw new IllegalArgumentException("pairs must be 1..10000, got " + pairs);
+      }
+      if (!(alpha > 0 && alpha < 1)) {
+        throw new IllegalArgumentException("alpha must be in (0, 1), got " + alpha);
+      }
+      double smallestP = 2 / Math.pow(2, pairs);
+      if (!(smallestP < alpha)) {
+        throw new IllegalArgumentException("with " + pairs + " pairs the signed-rank test cannot reach p < " + alpha
+            + " (its smallest p is " + String.format(Locale.ROOT, "%.3g", smallestP) + "); use more pairs");
+      }
+      if (warmupBlocks < 0 || warmupBlocks > 1000) {
+        throw new IllegalArgumentException("warm-up blocks must be 0..1000, got " + warmupBlocks);
+      }
+      if (exclusiveSessions < 1) {
+        throw new IllegalArgumentException("exclusive sessions must be >= 1, got " + exclusiveSessions);
+      }
+      if (!(confidence > 0.5 && confidence < 1)) {
+        throw new IllegalArgumentException("confidence must be in (0.5, 1), got " + confidence);
+      }
+      if (!(minGain >= 0) || Double.isInfinite(minGain)) {
+        throw new IllegalArgumentException("minimum gain must be a finite fraction >= 0, got " + minGain);
+      }
+      if (resamples < 100 || resamples > 1_000_000) {
+        throw new IllegalArgumentException("bootstrap resamples must be 100..1000000, got " + resamples);
+      }
+      if (blockTimeout == null || blockTimeout.isNegative() || blockTimeout.isZero()) {
+        throw new IllegalArgumentException("block timeout must be positive, got " + blockTimeout);
+      }
+    }
+
+    /**
+     * 8 pairs, 1 warm-up block, 2 sessions per arm when exclusive, alpha 0.05, 95% interval, 2% minimum gain, 2000
+     * resamples, 2 minutes per block.
+     */
+    public static Options defaults() {
+      return new Options(8, 1, 2, 0.05, 0.95, 0.02, 2000, Duration.ofMinutes(2), 0x5eed_9a7eL);
+    }
+
+    public Options withPairs(int n) {
+      return new Options(n, warmupBlocks, exclusiveSessions, alpha, confidence, minGain, resamples, blockTimeout,
+          seed);
+    }
+
+    public Options withWarmupBlocks(int n) {
+      return new Options(pairs, n, exclusiveSessions, alpha, confidence, minGain, resamples, blockTimeout, seed);
+    }
+
+    public Options withExclusiveSessions(int n) {
+      return new Options(pairs, warmupBlocks, n, alpha, confidence, minGain, resamples, blockTimeout, seed);
+    }
+
+    public Options withAlpha(double a) {
+      return new Options(pairs, warmupBlocks, exclusiveSessions, a, confidence, minGain, resamples, blockTimeout,
+          seed);
+    }
+
+    public Options withMinGain(double g) {
+      return new Options(pairs, warmupBlocks, exclusiveSessions, alpha, confidence, g, resamples, blockTimeout,
+          seed);
+    }
+
+    public Options withResamples(int n) {
+      return new Options(pairs, warmupBlocks, exclusiveSessions, alpha, confidence, minGain, n, blockTimeout, seed);
+    }
+
+    public Options withBlockTimeout(Duration d) {
+      return new Options(pairs, warmupBlocks, exclusiveSessions, alpha, confidence, minGain, resamples, d, seed);
+    }
+
+    public Options withSeed(long s) {
+      return new Options(pairs, warmupBlocks, exclusiveSessions, alpha, confidence, minGain, resamples, blockTimeout,
+          s);
+    }
+
+  }
+}

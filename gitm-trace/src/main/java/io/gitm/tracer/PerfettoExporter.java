@@ -1,0 +1,408 @@
+package io.gitm.tracer;
+
+import io.gitm.store.AtomicFiles;
+import io.gitm.trace.ApiCallRecord;
+import io.gitm.trace.ApiKind;
+import io.gitm.trace.CopyRecord;
+import io.gitm.trace.DeviceKind;
+import io.gitm.trace.Dim3;
+import io.gitm.trace.KernelRecord;
+import io.gitm.trace.MarkerRecord;
+import io.gitm.trace.MemsetRecord;
+import io.gitm.trace.OverheadRecord;
+import io.gitm.trace.StateField;
+import io.gitm.trace.StateSample;
+import io.gitm.trace.SyncRecord;
+import io.gitm.trace.TraceDevice;
+import io.gitm.trace.TraceMeta;
+import io.gitm.trace.TraceRecord;
+import io.gitm.trace.TraceSink;
+import io.gitm.trace.TrafficRecord;
+import io.gitm.trace.WorkRecord;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonEncoding;
+import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.ObjectWriteContext;
+import tools.jackson.core.StreamWriteFeature;
+import tools.jackson.core.json.JsonFactory;
+
+/**
+ * Exports a {@code .gtrace} file to the Chrome trace-event JSON format that Perfetto's UI (ui.perfetto.dev) and
+ * chrome://tracing open. Layout:
+ * <ul>
+ *   <li>one process "host" with one track per host thread ("thread N": API calls and markers) and one track per thread
+ *   for the tracer's own overhead ("tracer overhead (thread N)");
+ *   <li>one process per device ("GPU N: NAME", with "(simulated)" for a simulated device) with one track per stream
+ *   ("stream N": kernels, copies and memsets as complete slices), a "synchronization" track, and one counter track per
+ *   state field, named with its unit ("SM_CLOCK (MHz)");
+ *   <li>flow arrows from launch, copy and memset API calls to the device work with the same correlation id.
+ * </ul>
+ * Times are microseconds with three decimals (exact nanoseconds) from the earliest record of the trace; the origin is
+ * kept in {@code otherData.timeOriginNs}. Track ids are assigned by the exporter, so they never collide between
+ * processes. The input is read twice (once to find the origin, and to check the whole file before anything is
+ * written); memory stays constant beyond one entry per track. The output is published atomically.
+ */
+public final class PerfettoExporter {
+  static final int HOST_PID = 1;
+  private static final int FIRST_TID = 1000;
+  private static final StateField[] FIELDS = StateField.values();
+  private static final JsonFactory JSON = JsonFactory.builder().disable(StreamWriteFeature.AUTO_CLOSE_TARGET).build();
+
+  private PerfettoExporter() {}
+
+  /** What an export wrote. */
+  public record Result(long records, long events) {}
+
+  /** Exports {@code trace} to {@code json}; a bad input leaves {@code json} as it was. */
+  public static Result export(Path trace, Path json) throws IOException {
+    long origin;
+    long records;
+    try (TraceReader r = TraceReader.open(trace)) {
+      long[] min = {Long.MAX_VALUE};
+      records = r.read(rec -> min[0] = Math.min(min[0], rec.startNs()));
+      origin = records == 0 ? 0 : min[0];
+    }
+    Path tmp = AtomicFiles.temporary(json);
+    long events;
+    try (TraceReader r = TraceReader.open(trace);
+        FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW,
+            StandardOpenOption.WRITE)) {
+      OutputStream out = new BufferedOutputStream(Channels.newOutputStream(ch), 1 << 16);
+      try (JsonGenerator g = JSON.createGenerator(ObjectWriteContext.empty(), out, JsonEncoding.UTF8)) {
+        Writer w = new Writer(g, r.meta(), origin);
+        w.begin();
+        r.read(w);
+        w.end();
+        events = w.events;
+      }
+      out.flush();
+      ch.force(true);
+    } catch (IOException | RuntimeException e) {
+      AtomicFiles.discard(tmp);
+      if (e instanceof UncheckedIOException u) {
+        throw u.getCause();
+      }
+      if (e instanceof JacksonException j) {
+        throw new IOException("cannot write " + json + ": " + j.getOriginalMessage(), j);
+      }
+      throw e;
+    }
+    AtomicFiles.publish(tmp, json);
+    return new Result(records, events);
+  }
+
+  /** Formats nanoseconds as microseconds with exactly three decimals: 1234567 → "1234.567". */
+  static String micros(long ns) {
+    StringBuilder sb = new StringBuilder(24);
+    if (ns < 0) {
+      sb.append('-');
+    }
+    long abs = Math.abs(ns);
+    long frac = abs % 1000;
+    sb.append(abs / 1000).append('.');
+    if (frac < 100) {
+      sb.append('0');
+    }
+    if (frac < 10) {
+      sb.append('0');
+    }
+    return sb.append(frac).toString();
+  }
+
+  /** A track of the output: a process id and a thread id, assigned on first use. */
+  private record Track(int pid, int tid) {}
+
+  private record TrackKey(String kind, int device, long id) {}
+
+  /** Writes the trace events, one or more per record, with metadata events the first time a track is used. */
+  private static final class Writer implements TraceSink {
+    private final JsonGenerator g;
+    private final TraceMeta meta;
+    private final long origin;
+    private final Map<Integer, Integer> devicePids = new HashMap<>();
+    private final Map<Integer, TraceDevice> devices = new TreeMap<>();
+    private final Map<TrackKey, Track> tracks = new HashMap<>();
+    private int nextTid = FIRST_TID;
+    private long events;
+
+    Writer(JsonGenerator g, TraceMeta meta, long origin) {
+      this.g = g;
+      this.meta = meta;
+      this.origin = origin;
+      for (TraceDevice d : meta.devices()) {
+        devices.put(d.index(), d);
+      }
+    }
+
+    void begin() {
+      g.writeStartObject();
+      g.writeStringProperty("displayTimeUnit", "ns");
+      g.writeName("otherData");
+      g.writeStartObject();
+      g.writeStringProperty("exporter", "gitm");
+      g.writeStringProperty("source", meta.source());
+      g.writeStringProperty("clock", meta.clock().name());
+      g.writeStringProperty("deviceKind", meta.kind().label());
+      g.writeStringProperty("timeOriginNs", Long.toString(origin));
+      new TreeMap<>(meta.attributes()).forEach(g::writeStringProperty);
+      g.writeEndObject();
+      g.writeName("traceEvents");
+      g.writeStartArray();
+      metadata("process_name", HOST_PID, 0, "name", "host");
+      metadataNumber("process_sort_index", HOST_PID, 0, 0);
+      for (int index : devices.keySet()) {
+        devicePid(index);
+      }
+    }
+
+    void end() {
+      g.writeEndArray();
+      g.writeEndObject();
+    }
+
+    @Override
+    public void accept(TraceRecord record) {
+      switch (record) {
+        case KernelRecord k -> {
+          Track t = stream(k.device(), k.stream());
+          slice(k.name(), "kernel", k.startNs(), k.endNs(), t);
+          g.writeName("args");
+          g.writeStartObject();
+          deviceArgs(k.device(), k.stream(), k.correlationId());
+          dim("grid", k.grid());
+          dim("block", k.block());
+          g.writeNumberProperty("registers per thread", k.registersPerThread());
+          g.writeNumberProperty("static shared memory", k.staticSharedBytes());
+          g.writeNumberProperty("dynamic shared memory", k.dynamicSharedBytes());
+          g.writeEndObject();
+          g.writeEndObject();
+          flowEnd(k.correlationId(), k.startNs(), t);
+        }
+        case CopyRecord c -> {
+          Track t = stream(c.device(), c.stream());
+          slice(Names.copy(c.kind(), c.srcKind(), c.dstKind()), "gpu_memcpy", c.startNs(), c.endNs(), t);
+          g.writeName("args");
+          g.writeStartObject();
+          deviceArgs(c.device(), c.stream(), c.correlationId());
+          g.writeNumberProperty("bytes", c.bytes());
+          if (c.durationNs() > 0) {
+            g.writeNumberProperty("memory bandwidth (GB/s)", (double) c.bytes() / c.durationNs());
+          }
+          g.writeEndObject();
+          g.writeEndObject();
+          flowEnd(c.correlationId(), c.startNs(), t);
+        }
+        case MemsetRecord m -> {
+          Track t = stream(m.device(), m.stream());
+          slice(Names.memset(m.memoryKind()), "gpu_memset", m.startNs(), m.endNs(), t);
+          g.writeName("args");
+          g.writeStartObject();
+          deviceArgs(m.device(), m.stream(), m.correlationId());
+          g.writeNumberProperty("bytes", m.bytes());
+          g.writeNumberProperty("value", m.value());
+          g.writeEndObject();
+          g.writeEndObject();
+          flowEnd(m.correlationId(), m.startNs(), t);
+        }
+        case SyncRecord s -> {
+          Track t = track(new TrackKey("sync", s.device(), 0), devicePid(s.device()), "synchronization",
+              Integer.MAX_VALUE - 1);
+          slice(Names.syncKind(s.kind()), "cuda_sync", s.startNs(), s.endNs(), t);
+          g.writeName("args");
+          g.writeStartObject();
+          deviceArgs(s.device(), s.stream(), s.correlationId());
+          g.writeEndObject();
+          g.writeEndObject();
+        }
+        case ApiCallRecord a -> {
+          Track t = thread(a.threadId());
+          slice(a.name().isEmpty() ? a.kind().name() : a.name(), "cuda_api", a.startNs(), a.endNs(), t);
+          g.writeName("args");
+          g.writeStartObject();
+          g.writeStringProperty("kind", a.kind().name());
+          g.writeNumberProperty("correlation", a.correlationId());
+          g.writeNumberProperty("thread", a.threadId());
+          g.writeEndObject();
+          g.writeEndObject();
+          ApiKind k = a.kind();
+          if (a.correlationId() != 0 && (k == ApiKind.LAUNCH || k == ApiKind.COPY || k == ApiKind.MEMSET)) {
+            flow("s", a.correlationId(), a.startNs(), t);
+            g.writeEndObject();
+          }
+        }
+        case MarkerRecord m -> {
+          Track t = thread(m.threadId());
+          slice(m.name(), "marker", m.startNs(), m.endNs(), t);
+          g.writeEndObject();
+        }
+        case OverheadRecord o -> {
+          Track t = track(new TrackKey("overhead", 0, o.threadId()), HOST_PID,
+              "tracer overhead (thread " + o.threadId() + ")", Integer.MAX_VALUE);
+          slice(o.kind().name(), "overhead", o.startNs(), o.endNs(), t);
+          g.writeName("args");
+          g.writeStartObject();
+          g.writeNumberProperty("thread", o.threadId());
+          g.writeEndObject();
+          g.writeEndObject();
+        }
+        case WorkRecord w -> {
+          // declared work is analysis input, not a timeline event
+        }
+        case TrafficRecord t -> {
+          // measured traffic is analysis input, not a timeline event
+        }
+        case StateSample s -> {
+          int pid = devicePid(s.device());
+          Track t = track(new TrackKey("state", s.device(), 0), pid, "device state", Integer.MAX_VALUE);
+          double[] v = s.values();
+          for (StateField f : FIELDS) {
+            double x = v[f.ordinal()];
+            if (Double.isFinite(x)) {
+              g.writeStartObject();
+              g.writeStringProperty("name", f.name() + " (" + f.unit() + ")");
+              g.writeStringProperty("ph", "C");
+              g.writeName("ts");
+              g.writeNumber(micros(s.timeNs() - origin));
+              g.writeNumberProperty("pid", t.pid());
+              g.writeNumberProperty("tid", t.tid());
+              g.writeName("args");
+              g.writeStartObject();
+              g.writeNumberProperty("value", x);
+              g.writeEndObject();
+              g.writeEndObject();
+              events++;
+            }
+          }
+        }
+      }
+    }
+
+    /** Opens a complete ("X") event and writes its common fields; the caller adds args and closes it. */
+    private void slice(String name, String cat, long startNs, long endNs, Track t) {
+      g.writeStartObject();
+      g.writeStringProperty("name", name);
+      g.writeStringProperty("cat", cat);
+      g.writeStringProperty("ph", "X");
+      g.writeName("ts");
+      g.writeNumber(micros(startNs - origin));
+      g.writeName("dur");
+      g.writeNumber(micros(endNs - startNs));
+      g.writeNumberProperty("pid", t.pid());
+      g.writeNumberProperty("tid", t.tid());
+      events++;
+    }
+
+    private void deviceArgs(int device, int stream, long correlation) {
+      g.writeNumberProperty("device", device);
+      g.writeNumberProperty("stream", stream);
+      g.writeNumberProperty("correlation", correlation);
+    }
+
+    private void dim(String name, Dim3 d) {
+      g.writeName(name);
+      g.writeStartArray();
+      g.writeNumber(d.x());
+      g.writeNumber(d.y());
+      g.writeNumber(d.z());
+      g.writeEndArray();
+    }
+
+    private void flowEnd(long correlation, long startNs, Track t) {
+      if (correlation != 0) {
+        flow("f", correlation, startNs, t);
+        g.writeStringProperty("bp", "e");
+        g.writeEndObject();
+      }
+    }
+
+    /** Opens a flow event ("s" or "f"); the caller closes it. */
+    private void flow(String ph, long id, long tsNs, Track t) {
+      g.writeStartObject();
+      g.writeStringProperty("name", "launch");
+      g.writeStringProperty("cat", "launch");
+      g.writeStringProperty("ph", ph);
+      g.writeNumberProperty("id", id);
+      g.writeName("ts");
+      g.writeNumber(micros(tsNs - origin));
+      g.writeNumberProperty("pid", t.pid());
+      g.writeNumberProperty("tid", t.tid());
+      events++;
+    }
+
+    private Track stream(int device, int stream) {
+      return track(new TrackKey("stream", device, stream), devicePid(device), "stream " + stream, stream);
+    }
+
+    private Track thread(long threadId) {
+      return track(new TrackKey("thread", 0, threadId), HOST_PID, "thread " + threadId,
+          (int) Math.min(Integer.MAX_VALUE - 2, Math.max(0, threadId)));
+    }
+
+    private Track track(TrackKey key, int pid, String name, int sortIndex) {
+      Track t = tracks.get(key);
+      if (t == null) {
+        t = new Track(pid, nextTid++);
+        tracks.put(key, t);
+        metadata("thread_name", pid, t.tid(), "name", name);
+        metadataNumber("thread_sort_index", pid, t.tid(), sortIndex);
+      }
+      return t;
+    }
+
+    /** The process of a device, named on first use. */
+    private int devicePid(int index) {
+      Integer pid = devicePids.get(index);
+      if (pid != null) {
+        return pid;
+      }
+      int p = HOST_PID + 1 + devicePids.size();
+      devicePids.put(index, p);
+      TraceDevice d = devices.get(index);
+      DeviceKind kind = d == null ? meta.kind() : d.kind();
+      String name = "GPU " + index + (d == null || d.name().isEmpty() ? "" : ": " + d.name())
+          + (kind == DeviceKind.SIMULATED ? " (simulated)" : "");
+      metadata("process_name", p, 0, "name", name);
+      metadataNumber("process_sort_index", p, 0, 1 + Math.max(0, index));
+      return p;
+    }
+
+    private void metadata(String what, int pid, int tid, String key, String value) {
+      g.writeStartObject();
+      g.writeStringProperty("name", what);
+      g.writeStringProperty("ph", "M");
+      g.writeNumberProperty("pid", pid);
+      g.writeNumberProperty("tid", tid);
+      g.writeName("args");
+      g.writeStartObject();
+      g.writeStringProperty(key, value);
+      g.writeEndObject();
+      g.writeEndObject();
+      events++;
+    }
+
+    private void metadataNumber(String what, int pid, int tid, int value) {
+      g.writeStartObject();
+      g.writeStringProperty("name", what);
+      g.writeStringProperty("ph", "M");
+      g.writeNumberProperty("pid", pid);
+      g.writeNumberProperty("tid", tid);
+      g.writeName("args");
+      g.writeStartObject();
+      g.writeNumberProperty("sort_index", value);
+      g.writeEndObject();
+      g.writeEndObject();
+      events++;
+    }
+  }
+}
