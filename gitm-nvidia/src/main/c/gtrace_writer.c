@@ -337,21 +337,68 @@ size_t gt_json_string(char *out, size_t len, size_t cap, const char *s) {
   return len;
 }
 
-static int starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
+/* One rule of gt_classify_api: a name matched as a prefix of the base name (prefix != 0) or as the whole of it. */
+typedef struct {
+  const char *name;
+  int prefix;
+  uint8_t kind;
+} gt_api_rule;
 
-uint8_t gt_classify_api(const char *n) {
-  if (!n || !*n) return GT_API_OTHER;
-  if (starts(n, "cuLaunch") || starts(n, "cudaLaunch") || starts(n, "cuGraphLaunch") || starts(n, "cudaGraphLaunch"))
-    return GT_API_LAUNCH;
-  if (starts(n, "cuMemcpy") || starts(n, "cudaMemcpy")) return GT_API_COPY;
-  if (starts(n, "cuMemset") || starts(n, "cudaMemset")) return GT_API_MEMSET;
-  if (starts(n, "cuMemAlloc") || starts(n, "cuMemHostAlloc") || starts(n, "cuMemCreate") || starts(n, "cudaMalloc")
-      || starts(n, "cudaHostAlloc"))
-    return GT_API_ALLOC;
-  if (starts(n, "cuMemFree") || starts(n, "cuMemRelease") || starts(n, "cudaFree")) return GT_API_FREE;
-  if (starts(n, "cuCtxSynchronize") || starts(n, "cuStreamSynchronize") || starts(n, "cuEventSynchronize")
-      || starts(n, "cuStreamWaitEvent") || starts(n, "cudaDeviceSynchronize") || starts(n, "cudaStreamSynchronize")
-      || starts(n, "cudaEventSynchronize") || starts(n, "cudaStreamWaitEvent") || starts(n, "cudaThreadSynchronize"))
-    return GT_API_SYNC;
+/* The table of io.gitm.trace.ApiKinds, in the same order: the first rule that matches decides. */
+static const gt_api_rule API_RULES[] = {
+  {"cudaLaunchHostFunc", 1, GT_API_OTHER}, {"cuLaunchHostFunc", 1, GT_API_OTHER},
+  {"cudaLaunch", 1, GT_API_LAUNCH}, {"cuLaunch", 1, GT_API_LAUNCH},
+  {"cudaGraphLaunch", 1, GT_API_LAUNCH}, {"cuGraphLaunch", 1, GT_API_LAUNCH},
+  {"cudaMemcpy", 1, GT_API_COPY}, {"cuMemcpy", 1, GT_API_COPY},
+  {"cudaMemPrefetch", 1, GT_API_COPY}, {"cuMemPrefetch", 1, GT_API_COPY},
+  {"cudaMemset", 1, GT_API_MEMSET}, {"cuMemset", 1, GT_API_MEMSET},
+  {"cudaMalloc", 1, GT_API_ALLOC}, {"cuMemAlloc", 1, GT_API_ALLOC},
+  {"cudaHostAlloc", 0, GT_API_ALLOC}, {"cuMemHostAlloc", 0, GT_API_ALLOC}, {"cuMemCreate", 0, GT_API_ALLOC},
+  {"cudaFree", 1, GT_API_FREE}, {"cuMemFree", 1, GT_API_FREE}, {"cuMemRelease", 0, GT_API_FREE},
+  {"cudaDeviceSynchronize", 0, GT_API_SYNC}, {"cudaThreadSynchronize", 0, GT_API_SYNC},
+  {"cudaStreamSynchronize", 0, GT_API_SYNC}, {"cudaEventSynchronize", 0, GT_API_SYNC},
+  {"cuCtxSynchronize", 0, GT_API_SYNC}, {"cuStreamSynchronize", 0, GT_API_SYNC},
+  {"cuEventSynchronize", 0, GT_API_SYNC},
+  {"cudaStreamWaitEvent", 0, GT_API_SYNC}, {"cuStreamWaitEvent", 0, GT_API_SYNC},
+};
+
+/* Whether the len bytes at s end with the NUL-terminated suffix. */
+static int ends_with(const char *s, size_t len, const char *suffix) {
+  size_t k = strlen(suffix);
+  return len >= k && memcmp(s + len - k, suffix, k) == 0;
+}
+
+/* The length of the base name at n (len bytes): without its trailing _ptsz, _ptds and _v<digits> suffixes, in
+   any order, as ApiKinds.base removes them. */
+static size_t api_base_len(const char *n, size_t len) {
+  for (int changed = 1; changed;) {
+    changed = 0;
+    if (ends_with(n, len, "_ptsz") || ends_with(n, len, "_ptds")) {
+      len -= 5;
+      changed = 1;
+    }
+    size_t digits = len;
+    while (digits > 0 && n[digits - 1] >= '0' && n[digits - 1] <= '9') digits--;
+    if (digits < len && digits > 2 && n[digits - 2] == '_' && n[digits - 1] == 'v') {
+      len = digits - 2;
+      changed = 1;
+    }
+  }
+  return len;
+}
+
+uint8_t gt_classify_api(const char *name) {
+  if (!name) return GT_API_OTHER;
+  const unsigned char *b = (const unsigned char *)name;
+  size_t len = strlen(name);
+  while (len > 0 && *b <= ' ') { b++; len--; }         /* blanks: characters up to U+0020, as String.trim */
+  while (len > 0 && b[len - 1] <= ' ') len--;
+  const char *n = (const char *)b;
+  len = api_base_len(n, len);
+  for (size_t i = 0; i < sizeof API_RULES / sizeof *API_RULES; i++) {
+    const gt_api_rule *r = &API_RULES[i];
+    size_t k = strlen(r->name);
+    if ((r->prefix ? len >= k : len == k) && memcmp(n, r->name, k) == 0) return r->kind;
+  }
   return GT_API_OTHER;
 }

@@ -64,7 +64,7 @@ uint32_t gt_crc32(const uint8_t *buf, size_t len);
    cap when it does not fit. */
 size_t gt_json_string(char *out, size_t len, size_t cap, const char *s);
 
-/* The ApiKind ordinal of a driver or runtime API function name (the rules of io.gitm.nvidia.cupti.ApiKinds). */
+/* The ApiKind ordinal of a driver or runtime API function name, by the rules of io.gitm.trace.ApiKinds (gitm-api). */
 uint8_t gt_classify_api(const char *name);
 
 #endif

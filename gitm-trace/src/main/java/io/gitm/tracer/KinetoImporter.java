@@ -1,6 +1,7 @@
 package io.gitm.tracer;
 
 import io.gitm.trace.ApiCallRecord;
+import io.gitm.trace.ApiKinds;
 import io.gitm.trace.ClockDomain;
 import io.gitm.trace.CopyKind;
 import io.gitm.trace.CopyRecord;

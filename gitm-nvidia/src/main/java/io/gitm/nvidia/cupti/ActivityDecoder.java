@@ -8,6 +8,7 @@ import io.gitm.nvidia.cupti.CuptiLayout.Overhead;
 import io.gitm.nvidia.cupti.CuptiLayout.Sync;
 import io.gitm.trace.ApiCallRecord;
 import io.gitm.trace.ApiKind;
+import io.gitm.trace.ApiKinds;
 import io.gitm.trace.CopyKind;
 import io.gitm.trace.CopyRecord;
 import io.gitm.trace.Dim3;
@@ -173,7 +174,7 @@ final class ActivityDecoder {
       if (name == null || name.isEmpty()) {
         name = (domain == 1 ? "driver#" : "runtime#") + Integer.toUnsignedString(cbid);
       }
-      return new ApiName(name, ApiKinds.classify(name));
+      return new ApiName(name, ApiKinds.of(name));
     });
     return new ApiCallRecord(n.kind(), n.name(), Integer.toUnsignedLong(r.get(I32, Api.THREAD_ID)),
         Integer.toUnsignedLong(r.get(I32, Api.CORRELATION_ID)), start - offsetNs, end - offsetNs);
