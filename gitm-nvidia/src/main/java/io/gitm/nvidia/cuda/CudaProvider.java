@@ -1,5 +1,6 @@
 package io.gitm.nvidia.cuda;
 
+import io.gitm.api.Ticker;
 import io.gitm.device.Device;
 import io.gitm.device.DeviceException;
 import io.gitm.device.DeviceInfo;
@@ -7,11 +8,13 @@ import io.gitm.device.DeviceProvider;
 import io.gitm.device.DeviceRequest;
 import io.gitm.device.DiagnosticCheck;
 import io.gitm.device.DiagnosticCheck.Status;
+import io.gitm.device.UnsupportedFeatureException;
+import io.gitm.nvidia.cuda.nvrtc.Nvrtc;
+import io.gitm.nvidia.cupti.CuptiTracer;
 import io.gitm.nvidia.ffm.NativeLibraries;
 import io.gitm.nvidia.ffm.NativeLibrary;
 import io.gitm.nvidia.nvml.Nvml;
 import io.gitm.nvidia.nvml.NvmlSampler;
-import io.gitm.nvidia.cuda.nvrtc.Nvrtc;
 import java.io.File;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -25,7 +28,8 @@ import java.util.Optional;
 /**
  * The {@code nvidia} backend: CUDA devices through the driver API, state through NVML, GEMMs through cuBLAS.
  * {@link #probe()} opens libcuda and counts devices, nothing more; {@link #diagnostics()} checks libraries,
- * versions, devices and CUPTI's profiling permission.
+ * versions, devices and CUPTI's profiling permission. Every library is found as {@link NativeLibraries} finds it,
+ * the CUPTI tracer's included, so a library this reports found is the one the backend loads.
  */
 public final class CudaProvider implements DeviceProvider {
   /**
@@ -33,7 +37,7 @@ public final class CudaProvider implements DeviceProvider {
    * tracing once, which is where the driver refuses an unprivileged process.
    */
   static DiagnosticCheck profilingCheck() {
-    io.gitm.nvidia.cupti.CuptiTracer t = io.gitm.nvidia.cupti.CuptiTracer.create();
+    CuptiTracer t = CuptiTracer.create();
     Probe p = t.availability();
     if (!p.usable()) {
       return new DiagnosticCheck("profiling permission", Status.MISSING, p.reason(), p.fix());
@@ -82,7 +86,7 @@ public final class CudaProvider implements DeviceProvider {
     DeviceRequest r = request == null ? DeviceRequest.first() : request;
     for (String k : r.options().keySet()) {
       if (DeviceRequest.DEVICE_SETTINGS.contains(k)) {
-        throw new io.gitm.device.UnsupportedFeatureException("open", "the nvidia backend never changes a real card's"
+        throw new UnsupportedFeatureException("open", "the nvidia backend never changes a real card's"
             + " settings (asked " + k + "=" + r.options().get(k) + "); device-setting levers run on the simulated"
             + " device only");
       }
@@ -100,7 +104,7 @@ public final class CudaProvider implements DeviceProvider {
       Nvml.init();
       out.add(DiagnosticCheck.ok("NVML", "usable: driver " + Nvml.driverVersion().orElse("?") + ", CUDA "
           + Nvml.cudaDriverVersion() + ", " + Nvml.deviceCount() + " device(s)"));
-      for (NvmlSampler s : NvmlSampler.all(io.gitm.api.Ticker.system())) {
+      for (NvmlSampler s : NvmlSampler.all(Ticker.system())) {
         String unsupported = s.unsupportedReasons().isEmpty() ? "all fields supported"
             : "unsupported: " + s.unsupportedReasons().keySet();
         out.add(DiagnosticCheck.ok("NVML device " + s.index(), s.name() + " " + s.uuid() + "; " + unsupported));

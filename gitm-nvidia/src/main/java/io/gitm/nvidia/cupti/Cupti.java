@@ -1,76 +1,68 @@
 package io.gitm.nvidia.cupti;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.gitm.device.UnsupportedFeatureException;
+import io.gitm.nvidia.ffm.NativeFunction;
+import io.gitm.nvidia.ffm.NativeLibraries;
+import io.gitm.nvidia.ffm.NativeLibrary;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
 import java.util.List;
+import java.util.OptionalInt;
 
 /**
- * The CUPTI functions gitm calls, each resolved once into a typed handle from {@code libcupti.so.13}, which is
- * found in the CUDA toolkit's library folder (it is not on the loader path by default).
+ * The CUPTI functions gitm calls, each resolved once into a typed handle from the library that
+ * {@link NativeLibraries#find NativeLibraries.find("cupti")} opens: the same search, in the same order, as
+ * {@code gitm doctor}'s {@code libcupti} check, so that the two agree on whether and where CUPTI is found.
  */
 final class Cupti {
-  static final String SONAME = "libcupti.so.13";
-  static final String FIX = "install the CUDA 13 toolkit (it ships " + SONAME + ") or point CUDA_HOME or "
-      + "LD_LIBRARY_PATH at the folder that holds it";
+  static final String FIX = "install the CUDA 13 toolkit (it ships libcupti.so.13) and add the folder that holds it"
+      + " to LD_LIBRARY_PATH or GITM_CUDA_LIB, or point CUDA_HOME at the toolkit";
+
+  private static final NativeFunction GET_VERSION = fn("cuptiGetVersion", JAVA_INT, ADDRESS);
+  private static final NativeFunction GET_TIMESTAMP = fn("cuptiGetTimestamp", JAVA_INT, ADDRESS);
+  private static final NativeFunction REGISTER_CALLBACKS = fn("cuptiActivityRegisterCallbacks", JAVA_INT, ADDRESS,
+      ADDRESS);
+  private static final NativeFunction ENABLE = fn("cuptiActivityEnable", JAVA_INT, JAVA_INT);
+  private static final NativeFunction DISABLE = fn("cuptiActivityDisable", JAVA_INT, JAVA_INT);
+  private static final NativeFunction GET_NEXT_RECORD = fn("cuptiActivityGetNextRecord", JAVA_INT, ADDRESS,
+      JAVA_LONG, ADDRESS);
+  private static final NativeFunction FLUSH_ALL = fn("cuptiActivityFlushAll", JAVA_INT, JAVA_INT);
+  private static final NativeFunction GET_CALLBACK_NAME = fn("cuptiGetCallbackName", JAVA_INT, JAVA_INT, JAVA_INT,
+      ADDRESS);
+  private static final NativeFunction GET_NUM_DROPPED_RECORDS = fn("cuptiActivityGetNumDroppedRecords", JAVA_INT,
+      ADDRESS, JAVA_INT, ADDRESS);
+  /** Optional: where this CUPTI lacks it, stream ids are unknown. */
+  private static final NativeFunction GET_STREAM_ID_EX = fn("cuptiGetStreamIdEx", JAVA_INT, ADDRESS, ADDRESS,
+      JAVA_BYTE, ADDRESS);
+  /** The functions without which the tracer cannot run: {@link #instance()} resolves them all. */
+  private static final List<NativeFunction> REQUIRED = List.of(GET_VERSION, GET_TIMESTAMP, REGISTER_CALLBACKS,
+      ENABLE, DISABLE, GET_NEXT_RECORD, FLUSH_ALL, GET_CALLBACK_NAME, GET_NUM_DROPPED_RECORDS);
 
   private static final Object LOCK = new Object();
   private static volatile Cupti instance;
   private static volatile RuntimeException loadFailure;
 
   final NativeLibrary library;
-  private final MethodHandle getVersion;
-  private final MethodHandle getTimestamp;
-  private final MethodHandle registerCallbacks;
-  private final MethodHandle enable;
-  private final MethodHandle disable;
-  private final MethodHandle getNextRecord;
-  private final MethodHandle flushAll;
-  private final MethodHandle getCallbackName;
-  private final MethodHandle getNumDroppedRecords;
-  private final java.util.Optional<MethodHandle> getStreamIdEx;
 
-  private Cupti(NativeLibrary lib) {
-    this.library = lib;
-    getVersion = lib.require("cuptiGetVersion", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    getTimestamp = lib.require("cuptiGetTimestamp", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    registerCallbacks = lib.require("cuptiActivityRegisterCallbacks", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-    enable = lib.require("cuptiActivityEnable", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    disable = lib.require("cuptiActivityDisable", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    getNextRecord = lib.require("cuptiActivityGetNextRecord",
-        FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
-    flushAll = lib.require("cuptiActivityFlushAll", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    getCallbackName = lib.require("cuptiGetCallbackName", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
-    getNumDroppedRecords = lib.require("cuptiActivityGetNumDroppedRecords",
-        FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
-    getStreamIdEx = lib.function("cuptiGetStreamIdEx", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS,
-        java.lang.foreign.ValueLayout.JAVA_BYTE, ADDRESS));
+  private Cupti(NativeLibrary library) {
+    this.library = library;
+  }
+
+  private static NativeFunction fn(String name, MemoryLayout result, MemoryLayout... args) {
+    return new NativeFunction(() -> NativeLibraries.find("cupti"), FunctionDescriptor.of(result, args), name);
   }
 
   /**
-   * The id CUPTI gives {@code stream} of {@code context} in its activity records ({@code cuptiGetStreamIdEx}; the
-   * NULL stream is the context's legacy default stream); empty where this CUPTI lacks the function or refuses.
+   * The process's CUPTI, loaded on first use with every required function resolved; an
+   * {@link UnsupportedFeatureException} says why it is missing (the library, or a function it does not export).
    */
-  java.util.OptionalInt streamId(MemorySegment context, MemorySegment stream) {
-    if (getStreamIdEx.isEmpty()) {
-      return java.util.OptionalInt.empty();
-    }
-    try (java.lang.foreign.Arena a = java.lang.foreign.Arena.ofConfined()) {
-      MemorySegment id = a.allocate(JAVA_INT);
-      int rc = (int) getStreamIdEx.get().invokeExact(context, stream, (byte) 0, id);
-      return rc == 0 ? java.util.OptionalInt.of(id.get(JAVA_INT, 0)) : java.util.OptionalInt.empty();
-    } catch (Throwable t) {
-      return java.util.OptionalInt.empty();
-    }
-  }
-
-  /** The process's CUPTI, loaded on first use; an {@link UnsupportedFeatureException} says why it is missing. */
   static Cupti instance() {
     Cupti c = instance;
     if (c != null) {
@@ -78,10 +70,9 @@ final class Cupti {
     }
     synchronized (LOCK) {
       if (instance == null && loadFailure == null) {
-        List<java.nio.file.Path> folders = NativeLibrary.toolkitFolders(System.getenv());
         try {
-          NativeLibrary lib = NativeLibrary.find(SONAME, folders).orElseThrow(() -> new UnsupportedFeatureException(
-              "dlopen(" + SONAME + ")", "not found in " + folders + " nor on the loader path; " + FIX));
+          NativeLibrary lib = NativeLibraries.find("cupti");
+          REQUIRED.forEach(NativeFunction::handle);
           instance = new Cupti(lib);
         } catch (RuntimeException e) {
           loadFailure = e;
@@ -91,6 +82,23 @@ final class Cupti {
         throw loadFailure;
       }
       return instance;
+    }
+  }
+
+  /**
+   * The id CUPTI gives {@code stream} of {@code context} in its activity records ({@code cuptiGetStreamIdEx}; the
+   * NULL stream is the context's legacy default stream); empty where this CUPTI lacks the function or refuses.
+   */
+  OptionalInt streamId(MemorySegment context, MemorySegment stream) {
+    if (!GET_STREAM_ID_EX.available()) {
+      return OptionalInt.empty();
+    }
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment id = a.allocate(JAVA_INT);
+      int rc = (int) GET_STREAM_ID_EX.handle().invokeExact(context, stream, (byte) 0, id);
+      return rc == 0 ? OptionalInt.of(id.get(JAVA_INT, 0)) : OptionalInt.empty();
+    } catch (Throwable t) {
+      return OptionalInt.empty();
     }
   }
 
@@ -113,7 +121,7 @@ final class Cupti {
   int version() {
     try (Arena a = Arena.ofConfined()) {
       MemorySegment v = a.allocate(JAVA_INT);
-      check("cuptiGetVersion", (int) getVersion.invokeExact(v));
+      check("cuptiGetVersion", (int) GET_VERSION.handle().invokeExact(v));
       return v.get(JAVA_INT, 0);
     } catch (Throwable t) {
       throw rethrow(t);
@@ -124,7 +132,7 @@ final class Cupti {
   long timestamp() {
     try (Arena a = Arena.ofConfined()) {
       MemorySegment v = a.allocate(JAVA_LONG);
-      check("cuptiGetTimestamp", (int) getTimestamp.invokeExact(v));
+      check("cuptiGetTimestamp", (int) GET_TIMESTAMP.handle().invokeExact(v));
       return v.get(JAVA_LONG, 0);
     } catch (Throwable t) {
       throw rethrow(t);
@@ -133,7 +141,7 @@ final class Cupti {
 
   int registerCallbacks(MemorySegment requested, MemorySegment completed) {
     try {
-      return (int) registerCallbacks.invokeExact(requested, completed);
+      return (int) REGISTER_CALLBACKS.handle().invokeExact(requested, completed);
     } catch (Throwable t) {
       throw rethrow(t);
     }
@@ -141,7 +149,7 @@ final class Cupti {
 
   int enable(int kind) {
     try {
-      return (int) enable.invokeExact(kind);
+      return (int) ENABLE.handle().invokeExact(kind);
     } catch (Throwable t) {
       throw rethrow(t);
     }
@@ -149,7 +157,7 @@ final class Cupti {
 
   int disable(int kind) {
     try {
-      return (int) disable.invokeExact(kind);
+      return (int) DISABLE.handle().invokeExact(kind);
     } catch (Throwable t) {
       throw rethrow(t);
     }
@@ -158,7 +166,7 @@ final class Cupti {
   /** Advances {@code cursor} (a {@code CUpti_Activity*} slot) to the next record; returns the CUptiResult. */
   int nextRecord(MemorySegment buffer, long validSize, MemorySegment cursor) {
     try {
-      return (int) getNextRecord.invokeExact(buffer, validSize, cursor);
+      return (int) GET_NEXT_RECORD.handle().invokeExact(buffer, validSize, cursor);
     } catch (Throwable t) {
       throw rethrow(t);
     }
@@ -166,7 +174,7 @@ final class Cupti {
 
   int flushAll(int flag) {
     try {
-      return (int) flushAll.invokeExact(flag);
+      return (int) FLUSH_ALL.handle().invokeExact(flag);
     } catch (Throwable t) {
       throw rethrow(t);
     }
@@ -176,7 +184,7 @@ final class Cupti {
   String callbackName(int domain, int cbid) {
     try (Arena a = Arena.ofConfined()) {
       MemorySegment out = a.allocate(ADDRESS);
-      int rc = (int) getCallbackName.invokeExact(domain, cbid, out);
+      int rc = (int) GET_CALLBACK_NAME.handle().invokeExact(domain, cbid, out);
       MemorySegment p = out.get(ADDRESS, 0);
       return rc != 0 || p.equals(MemorySegment.NULL) ? null : p.reinterpret(Integer.MAX_VALUE).getString(0);
     } catch (Throwable t) {
@@ -188,7 +196,7 @@ final class Cupti {
   long droppedRecords() {
     try (Arena a = Arena.ofConfined()) {
       MemorySegment out = a.allocate(JAVA_LONG);
-      int rc = (int) getNumDroppedRecords.invokeExact(MemorySegment.NULL, 0, out);
+      int rc = (int) GET_NUM_DROPPED_RECORDS.handle().invokeExact(MemorySegment.NULL, 0, out);
       return rc == 0 ? out.get(JAVA_LONG, 0) : -1;
     } catch (Throwable t) {
       throw rethrow(t);

@@ -7,6 +7,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import io.gitm.api.Ticker;
 import io.gitm.device.DeviceProvider.Probe;
 import io.gitm.device.EventTracer;
+import io.gitm.device.UnsupportedFeatureException;
+import io.gitm.nvidia.ffm.Native;
+import io.gitm.nvidia.ffm.NativeLibraries;
 import io.gitm.trace.ApiCallRecord;
 import io.gitm.trace.ClockDomain;
 import io.gitm.trace.CopyRecord;
@@ -24,15 +27,18 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.Collectors;
 
 /**
  * In-process CUPTI activity tracing: concurrent kernels, memcpy (with memory kinds), memset, synchronization,
@@ -52,7 +58,6 @@ public final class CuptiTracer implements EventTracer {
       CuptiLayout.KIND_MEMSET, CuptiLayout.KIND_SYNCHRONIZATION, CuptiLayout.KIND_DRIVER, CuptiLayout.KIND_RUNTIME,
       CuptiLayout.KIND_OVERHEAD};
   private static final int ALIGNMENT_SAMPLES = 200;
-  private static final String DRIVER_SONAME = "libcuda.so.1";
   static final long BUFFER_BYTES = 4L << 20;
   static final int MAX_BUFFERS = 64;
 
@@ -147,8 +152,8 @@ public final class CuptiTracer implements EventTracer {
     } catch (RuntimeException e) {
       return Probe.no("CUPTI unavailable: " + e.getMessage(), Cupti.FIX);
     }
-    if (NativeLibrary.bySoname(DRIVER_SONAME).isEmpty()) {
-      return Probe.no("no NVIDIA driver (" + DRIVER_SONAME + " not on the loader path): CUPTI has no GPU to trace",
+    if (NativeLibraries.tryFind("cuda").isEmpty()) {
+      return Probe.no("no NVIDIA driver (libcuda not found): CUPTI has no GPU to trace",
           "install the NVIDIA driver, or run where a GPU is visible");
     }
     CuptiException d = denial;
@@ -156,9 +161,9 @@ public final class CuptiTracer implements EventTracer {
       return Probe.no("CUPTI tracing not permitted in this process: " + d.getMessage(), permissionFix());
     }
     try {
-      return Probe.ok("CUPTI " + c.version() + " from " + c.library.location(), devices.size());
+      return Probe.ok("CUPTI " + c.version() + " from " + c.library.origin(), devices.size());
     } catch (RuntimeException e) {
-      return Probe.no("CUPTI at " + c.library.location() + " does not answer: " + e.getMessage(), Cupti.FIX);
+      return Probe.no("CUPTI at " + c.library.origin() + " does not answer: " + e.getMessage(), Cupti.FIX);
     }
   }
 
@@ -186,12 +191,12 @@ public final class CuptiTracer implements EventTracer {
   public TraceMeta meta() {
     Map<String, String> a = new LinkedHashMap<>(baseAttributes);
     a.put("tracer", "in-process CUPTI activity API");
-    a.put("cupti.kinds", java.util.Arrays.stream(kinds).mapToObj(CuptiTracer::kindName)
-        .collect(java.util.stream.Collectors.joining(",")));
+    a.put("cupti.kinds", Arrays.stream(kinds).mapToObj(CuptiTracer::kindName)
+        .collect(Collectors.joining(",")));
     a.put("kernelNames", "as CUPTI reports them (mangled)");
     try {
       Cupti c = Cupti.instance();
-      a.put("cupti.library", c.library.location());
+      a.put("cupti.library", c.library.origin());
       a.put("cupti.version", Integer.toString(c.version()));
     } catch (RuntimeException e) {
       a.put("cupti.error", String.valueOf(e.getMessage()));
@@ -215,7 +220,7 @@ public final class CuptiTracer implements EventTracer {
   }
 
   /**
-   * Enables activity tracing. Throws {@link io.gitm.device.UnsupportedFeatureException} where CUPTI is missing,
+   * Enables activity tracing. Throws {@link UnsupportedFeatureException} where CUPTI is missing,
    * {@link CuptiException} where CUPTI refuses ({@link CuptiException#profilingNotPermitted()} tells whether this
    * process may not trace the GPU), and {@link IllegalStateException} while another tracer is tracing.
    */
@@ -223,9 +228,8 @@ public final class CuptiTracer implements EventTracer {
   public void start(TraceSink sink) {
     Objects.requireNonNull(sink, "sink");
     Cupti c = Cupti.instance();
-    if (NativeLibrary.bySoname(DRIVER_SONAME).isEmpty()) {
-      throw new io.gitm.device.UnsupportedFeatureException("dlopen(" + DRIVER_SONAME + ")",
-          "no NVIDIA driver on the loader path: CUPTI has no GPU to trace");
+    if (NativeLibraries.tryFind("cuda").isEmpty()) {
+      throw new UnsupportedFeatureException("dlopen(libcuda)", "no NVIDIA driver found: CUPTI has no GPU to trace");
     }
     if (!ACTIVE.compareAndSet(null, this)) {
       throw new IllegalStateException(ACTIVE.get() == this ? "this CuptiTracer is already tracing"
@@ -269,10 +273,10 @@ public final class CuptiTracer implements EventTracer {
       if (!callbacksRegistered) {
         try {
           var lookup = MethodHandles.lookup();
-          MemorySegment requested = NativeLibrary.upcall(lookup.findStatic(CuptiTracer.class, "bufferRequested",
+          MemorySegment requested = Native.upcall(lookup.findStatic(CuptiTracer.class, "bufferRequested",
                   MethodType.methodType(void.class, MemorySegment.class, MemorySegment.class, MemorySegment.class)),
               FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, ADDRESS));
-          MemorySegment completed = NativeLibrary.upcall(lookup.findStatic(CuptiTracer.class, "bufferCompleted",
+          MemorySegment completed = Native.upcall(lookup.findStatic(CuptiTracer.class, "bufferCompleted",
                   MethodType.methodType(void.class, MemorySegment.class, int.class, MemorySegment.class, long.class,
                       long.class)),
               FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
@@ -459,7 +463,7 @@ public final class CuptiTracer implements EventTracer {
   }
 
   /** The first error met while decoding or delivering records (a sink's exception, a CUPTI error), if any. */
-  public java.util.Optional<Throwable> firstError() {
-    return java.util.Optional.ofNullable(firstError.get());
+  public Optional<Throwable> firstError() {
+    return Optional.ofNullable(firstError.get());
   }
 }

@@ -6,7 +6,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.gitm.device.DeviceException;
-import io.gitm.device.UnsupportedFeatureException;
+import io.gitm.nvidia.ffm.NativeLibraries;
+import io.gitm.nvidia.ffm.NativeLibrary;
 import io.gitm.trace.DeviceKind;
 import io.gitm.trace.TraceDevice;
 import java.lang.foreign.Arena;
@@ -18,7 +19,7 @@ import java.util.List;
 
 /**
  * The few CUDA driver API calls the tracer needs for its device table, and that its GPU tests and the tracing
- * overhead benchmark use to launch work ({@code libcuda.so.1}). Every non-zero {@code CUresult} becomes a
+ * overhead benchmark use to launch work ({@code libcuda.so.1}, as {@link NativeLibraries#find} finds it). Every non-zero {@code CUresult} becomes a
  * {@link DeviceException} with the function, the code and the driver's name for it.
  */
 final class Driver {
@@ -48,30 +49,30 @@ final class Driver {
   private final MethodHandle cuStreamSynchronize;
 
   private Driver(NativeLibrary lib) {
-    cuInit = lib.require("cuInit", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    cuDriverGetVersion = lib.require("cuDriverGetVersion", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    cuDeviceGetCount = lib.require("cuDeviceGetCount", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    cuDeviceGet = lib.require("cuDeviceGet", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-    cuDeviceGetName = lib.require("cuDeviceGetName", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
-    cuDeviceGetUuid = lib.require("cuDeviceGetUuid_v2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-    cuGetErrorName = lib.require("cuGetErrorName", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
-    cuDevicePrimaryCtxRetain = lib.require("cuDevicePrimaryCtxRetain",
+    cuInit = lib.downcall("cuInit", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    cuDriverGetVersion = lib.downcall("cuDriverGetVersion", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    cuDeviceGetCount = lib.downcall("cuDeviceGetCount", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    cuDeviceGet = lib.downcall("cuDeviceGet", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    cuDeviceGetName = lib.downcall("cuDeviceGetName", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+    cuDeviceGetUuid = lib.downcall("cuDeviceGetUuid_v2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    cuGetErrorName = lib.downcall("cuGetErrorName", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    cuDevicePrimaryCtxRetain = lib.downcall("cuDevicePrimaryCtxRetain",
         FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-    cuCtxSetCurrent = lib.require("cuCtxSetCurrent", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    cuModuleLoadData = lib.require("cuModuleLoadData", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-    cuModuleGetFunction = lib.require("cuModuleGetFunction", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
-    cuMemAlloc = lib.require("cuMemAlloc_v2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
-    cuMemFree = lib.require("cuMemFree_v2", FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
-    cuMemAllocHost = lib.require("cuMemAllocHost_v2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
-    cuMemFreeHost = lib.require("cuMemFreeHost", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    cuMemcpyHtoD = lib.require("cuMemcpyHtoD_v2", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, ADDRESS, JAVA_LONG));
-    cuMemcpyDtoH = lib.require("cuMemcpyDtoH_v2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
-    cuMemsetD8 = lib.require("cuMemsetD8_v2", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_BYTE, JAVA_LONG));
-    cuLaunchKernel = lib.require("cuLaunchKernel", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT,
+    cuCtxSetCurrent = lib.downcall("cuCtxSetCurrent", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    cuModuleLoadData = lib.downcall("cuModuleLoadData", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    cuModuleGetFunction = lib.downcall("cuModuleGetFunction", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    cuMemAlloc = lib.downcall("cuMemAlloc_v2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
+    cuMemFree = lib.downcall("cuMemFree_v2", FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
+    cuMemAllocHost = lib.downcall("cuMemAllocHost_v2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
+    cuMemFreeHost = lib.downcall("cuMemFreeHost", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    cuMemcpyHtoD = lib.downcall("cuMemcpyHtoD_v2", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, ADDRESS, JAVA_LONG));
+    cuMemcpyDtoH = lib.downcall("cuMemcpyDtoH_v2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
+    cuMemsetD8 = lib.downcall("cuMemsetD8_v2", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_BYTE, JAVA_LONG));
+    cuLaunchKernel = lib.downcall("cuLaunchKernel", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT,
         JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
-    cuCtxSynchronize = lib.require("cuCtxSynchronize", FunctionDescriptor.of(JAVA_INT));
-    cuStreamCreate = lib.require("cuStreamCreate", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-    cuStreamSynchronize = lib.require("cuStreamSynchronize", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    cuCtxSynchronize = lib.downcall("cuCtxSynchronize", FunctionDescriptor.of(JAVA_INT));
+    cuStreamCreate = lib.downcall("cuStreamCreate", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    cuStreamSynchronize = lib.downcall("cuStreamSynchronize", FunctionDescriptor.of(JAVA_INT, ADDRESS));
   }
 
   /** The process's driver, opened and initialized ({@code cuInit(0)}) on first use. */
@@ -80,9 +81,7 @@ final class Driver {
     if (d == null) {
       synchronized (Driver.class) {
         if (instance == null) {
-          NativeLibrary lib = NativeLibrary.bySoname("libcuda.so.1").orElseThrow(() -> new UnsupportedFeatureException(
-              "dlopen(libcuda.so.1)", "no NVIDIA driver on the loader path"));
-          Driver nd = new Driver(lib);
+          Driver nd = new Driver(NativeLibraries.find("cuda"));
           nd.check("cuInit", call(() -> (int) nd.cuInit.invokeExact(0)));
           instance = nd;
         }

@@ -1,8 +1,12 @@
 package io.gitm.nvidia.ffm;
 
 import java.lang.foreign.AddressLayout;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.nio.charset.StandardCharsets;
 
 /** Helpers shared by the bindings: C layouts and conversions. */
@@ -26,6 +30,11 @@ public final class Native {
       throw e;
     }
     throw new IllegalStateException("native call failed: " + t, t);
+  }
+
+  /** A C function pointer that calls {@code target}, alive for the life of the process. */
+  public static MemorySegment upcall(MethodHandle target, FunctionDescriptor descriptor) {
+    return Linker.nativeLinker().upcallStub(target, descriptor, Arena.global());
   }
 
   /** The NUL-terminated string at the start of {@code segment} (at most its size). */

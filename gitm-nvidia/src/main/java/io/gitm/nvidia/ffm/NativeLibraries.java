@@ -16,12 +16,15 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Finds and opens NVIDIA's shared libraries. Order: by soname through the dynamic loader (so
- * {@code LD_LIBRARY_PATH} and the system's cache win), then each folder of {@link #searchDirs}: {@code GITM_CUDA_LIB}
- * (colon-separated), {@code $CUDA_HOME}/{@code $CUDA_PATH} lib64 and lib, {@code /usr/local/cuda}, every
- * {@code /usr/local/cuda-*} (newest first), then PyTorch's bundled {@code nvidia/cu13/lib} (and the per-library
- * {@code nvidia/<lib>/lib} of CUDA 12 wheels) under Python's site-packages. Results are cached per name; a library
- * that cannot be found is an {@link UnsupportedFeatureException} naming every place looked at.
+ * Finds and opens NVIDIA's shared libraries, for every binding of gitm-nvidia alike (the driver API, NVML, cuBLAS,
+ * NVRTC and the CUPTI tracer), so that {@code gitm doctor} reports a library where its user finds it. Order: by
+ * soname through the dynamic loader (so {@code LD_LIBRARY_PATH} and the system's cache win), then each folder of
+ * {@link #searchDirs}: {@code GITM_CUDA_LIB} (colon-separated), {@code $CUDA_HOME}/{@code $CUDA_PATH} lib64 and lib,
+ * {@code /usr/local/cuda}, every {@code /usr/local/cuda-*} (newest first), then PyTorch's bundled
+ * {@code nvidia/cu13/lib} (and the per-library {@code nvidia/<lib>/lib} of CUDA 12 wheels) under Python's
+ * site-packages. For CUPTI each toolkit folder is followed by its {@code extras/CUPTI/lib64}, where toolkits that
+ * keep CUPTI apart install it. Results are cached per name; a library that cannot be found is an
+ * {@link UnsupportedFeatureException} naming every place looked at.
  */
 public final class NativeLibraries {
   /** Short names gitm knows, with the file names to try, newest ABI first. */
@@ -31,7 +34,8 @@ public final class NativeLibraries {
       "cublas", List.of("libcublas.so.13", "libcublas.so.12", "libcublas.so"),
       "cublasLt", List.of("libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"),
       "nvrtc", List.of("libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"),
-      "cupti", List.of("libcupti.so.13", "libcupti.so.12", "libcupti.so"),
+      // only CUPTI 13: the activity record layouts the tracer decodes are CUDA 13.0's (cupti.CuptiLayout)
+      "cupti", List.of("libcupti.so.13"),
       "cudart", List.of("libcudart.so.13", "libcudart.so.12", "libcudart.so"));
 
   /** The CUDA 12 wheels' per-library folder under {@code site-packages/nvidia}. */
@@ -143,17 +147,14 @@ public final class NativeLibraries {
     for (String var : List.of("CUDA_HOME", "CUDA_PATH")) {
       String home = env.get(var);
       if (home != null && !home.isBlank()) {
-        out.add(under(root, home).resolve("lib64"));
-        out.add(under(root, home).resolve("lib"));
+        addToolkit(out, under(root, home), name);
       }
     }
-    out.add(root.resolve("usr/local/cuda/lib64"));
-    out.add(root.resolve("usr/local/cuda/lib"));
+    addToolkit(out, root.resolve("usr/local/cuda"), name);
     List<Path> versioned = children(root.resolve("usr/local"), "cuda-");
     versioned.sort(Comparator.comparing((Path p) -> versionKey(p.getFileName().toString())).reversed());
     for (Path v : versioned) {
-      out.add(v.resolve("lib64"));
-      out.add(v.resolve("lib"));
+      addToolkit(out, v, name);
     }
     for (Path sp : sitePackages(env, root)) {
       out.add(sp.resolve("nvidia/cu13/lib"));
@@ -163,6 +164,15 @@ public final class NativeLibraries {
       }
     }
     return out.stream().filter(Files::isDirectory).toList();
+  }
+
+  /** A CUDA toolkit's library folders: lib64, lib, and for CUPTI extras/CUPTI/lib64. */
+  private static void addToolkit(LinkedHashSet<Path> out, Path home, String name) {
+    out.add(home.resolve("lib64"));
+    out.add(home.resolve("lib"));
+    if (name.equals("cupti")) {
+      out.add(home.resolve("extras/CUPTI/lib64"));
+    }
   }
 
   private static List<Path> sitePackages(Map<String, String> env, Path root) {

@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import io.gitm.nvidia.ffm.NativeLibraries;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.Arena;
@@ -39,7 +40,7 @@ final class GpuKit implements AutoCloseable {
 
   /** Why no GPU test can run here, or empty when one can (a driver, a device and CUPTI). */
   static Optional<String> unusableReason() {
-    if (NativeLibrary.bySoname("libcuda.so.1").isEmpty()) {
+    if (NativeLibraries.tryFind("cuda").isEmpty()) {
       return Optional.of("no NVIDIA driver (libcuda.so.1) on this machine");
     }
     try {

@@ -45,6 +45,28 @@ class NativeLibrariesTest {
   }
 
   @Test
+  void cuptiIsLookedForInEachToolkitsExtrasFolderRightAfterItsLibraryFolders() throws IOException {
+    Path home = dir("opt/cuda/lib64");
+    Path homeExtras = dir("opt/cuda/extras/CUPTI/lib64");
+    Path local = dir("usr/local/cuda/lib64");
+    Path localExtras = dir("usr/local/cuda/extras/CUPTI/lib64");
+    Path v130Extras = dir("usr/local/cuda-13.0/extras/CUPTI/lib64");
+    Path lib = file("usr/local/cuda-13.0/extras/CUPTI/lib64/libcupti.so.13");
+
+    List<Path> dirs = NativeLibraries.searchDirs("cupti", Map.of("CUDA_HOME", "/opt/cuda"), root);
+
+    assertThat(dirs).containsExactly(home, homeExtras, local, localExtras, v130Extras);
+    assertThat(NativeLibraries.locate(NativeLibraries.sonames("cupti"), dirs)).contains(lib);
+    assertThat(NativeLibraries.searchDirs("cublas", Map.of("CUDA_HOME", "/opt/cuda"), root))
+        .doesNotContain(homeExtras, localExtras);
+  }
+
+  @Test
+  void onlyCupti13IsLoadedForItIsTheRecordLayoutTheTracerDecodes() {
+    assertThat(NativeLibraries.sonames("cupti")).containsExactly("libcupti.so.13");
+  }
+
+  @Test
   void missingFoldersAreLeftOut() {
     assertThat(NativeLibraries.searchDirs("cupti", Map.of("CUDA_HOME", "/nowhere"), root)).isEmpty();
   }
