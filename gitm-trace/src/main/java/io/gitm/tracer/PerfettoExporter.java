@@ -174,116 +174,140 @@ public final class PerfettoExporter {
     @Override
     public void accept(TraceRecord record) {
       switch (record) {
-        case KernelRecord k -> {
-          Track t = stream(k.device(), k.stream());
-          slice(k.name(), "kernel", k.startNs(), k.endNs(), t);
-          g.writeName("args");
-          g.writeStartObject();
-          deviceArgs(k.device(), k.stream(), k.correlationId());
-          dim("grid", k.grid());
-          dim("block", k.block());
-          g.writeNumberProperty("registers per thread", k.registersPerThread());
-          g.writeNumberProperty("static shared memory", k.staticSharedBytes());
-          g.writeNumberProperty("dynamic shared memory", k.dynamicSharedBytes());
-          g.writeEndObject();
-          g.writeEndObject();
-          flowEnd(k.correlationId(), k.startNs(), t);
-        }
-        case CopyRecord c -> {
-          Track t = stream(c.device(), c.stream());
-          slice(Names.copy(c.kind(), c.srcKind(), c.dstKind()), "gpu_memcpy", c.startNs(), c.endNs(), t);
-          g.writeName("args");
-          g.writeStartObject();
-          deviceArgs(c.device(), c.stream(), c.correlationId());
-          g.writeNumberProperty("bytes", c.bytes());
-          if (c.durationNs() > 0) {
-            g.writeNumberProperty("memory bandwidth (GB/s)", (double) c.bytes() / c.durationNs());
-          }
-          g.writeEndObject();
-          g.writeEndObject();
-          flowEnd(c.correlationId(), c.startNs(), t);
-        }
-        case MemsetRecord m -> {
-          Track t = stream(m.device(), m.stream());
-          slice(Names.memset(m.memoryKind()), "gpu_memset", m.startNs(), m.endNs(), t);
-          g.writeName("args");
-          g.writeStartObject();
-          deviceArgs(m.device(), m.stream(), m.correlationId());
-          g.writeNumberProperty("bytes", m.bytes());
-          g.writeNumberProperty("value", m.value());
-          g.writeEndObject();
-          g.writeEndObject();
-          flowEnd(m.correlationId(), m.startNs(), t);
-        }
-        case SyncRecord s -> {
-          Track t = track(new TrackKey("sync", s.device(), 0), devicePid(s.device()), "synchronization",
-              Integer.MAX_VALUE - 1);
-          slice(Names.syncKind(s.kind()), "cuda_sync", s.startNs(), s.endNs(), t);
-          g.writeName("args");
-          g.writeStartObject();
-          deviceArgs(s.device(), s.stream(), s.correlationId());
-          g.writeEndObject();
-          g.writeEndObject();
-        }
-        case ApiCallRecord a -> {
-          Track t = thread(a.threadId());
-          slice(a.name().isEmpty() ? a.kind().name() : a.name(), "cuda_api", a.startNs(), a.endNs(), t);
-          g.writeName("args");
-          g.writeStartObject();
-          g.writeStringProperty("kind", a.kind().name());
-          g.writeNumberProperty("correlation", a.correlationId());
-          g.writeNumberProperty("thread", a.threadId());
-          g.writeEndObject();
-          g.writeEndObject();
-          ApiKind k = a.kind();
-          if (a.correlationId() != 0 && (k == ApiKind.LAUNCH || k == ApiKind.COPY || k == ApiKind.MEMSET)) {
-            flow("s", a.correlationId(), a.startNs(), t);
-            g.writeEndObject();
-          }
-        }
-        case MarkerRecord m -> {
-          Track t = thread(m.threadId());
-          slice(m.name(), "marker", m.startNs(), m.endNs(), t);
-          g.writeEndObject();
-        }
-        case OverheadRecord o -> {
-          Track t = track(new TrackKey("overhead", 0, o.threadId()), HOST_PID,
-              "tracer overhead (thread " + o.threadId() + ")", Integer.MAX_VALUE);
-          slice(o.kind().name(), "overhead", o.startNs(), o.endNs(), t);
-          g.writeName("args");
-          g.writeStartObject();
-          g.writeNumberProperty("thread", o.threadId());
-          g.writeEndObject();
-          g.writeEndObject();
-        }
+        case KernelRecord k -> kernel(k);
+        case CopyRecord c -> copy(c);
+        case MemsetRecord m -> memset(m);
+        case SyncRecord s -> sync(s);
+        case ApiCallRecord a -> api(a);
+        case MarkerRecord m -> marker(m);
+        case OverheadRecord o -> overhead(o);
         case WorkRecord w -> {
           // declared work is analysis input, not a timeline event
         }
         case TrafficRecord t -> {
           // measured traffic is analysis input, not a timeline event
         }
-        case StateSample s -> {
-          int pid = devicePid(s.device());
-          Track t = track(new TrackKey("state", s.device(), 0), pid, "device state", Integer.MAX_VALUE);
-          double[] v = s.values();
-          for (StateField f : FIELDS) {
-            double x = v[f.ordinal()];
-            if (Double.isFinite(x)) {
-              g.writeStartObject();
-              g.writeStringProperty("name", f.name() + " (" + f.unit() + ")");
-              g.writeStringProperty("ph", "C");
-              g.writeName("ts");
-              g.writeNumber(micros(s.timeNs() - origin));
-              g.writeNumberProperty("pid", t.pid());
-              g.writeNumberProperty("tid", t.tid());
-              g.writeName("args");
-              g.writeStartObject();
-              g.writeNumberProperty("value", x);
-              g.writeEndObject();
-              g.writeEndObject();
-              events++;
-            }
-          }
+        case StateSample s -> state(s);
+      }
+    }
+
+    /** A kernel as a slice on its stream's track, with its launch shape, and the end of its launch's flow. */
+    private void kernel(KernelRecord k) {
+      Track t = stream(k.device(), k.stream());
+      slice(k.name(), "kernel", k.startNs(), k.endNs(), t);
+      g.writeName("args");
+      g.writeStartObject();
+      deviceArgs(k.device(), k.stream(), k.correlationId());
+      dim("grid", k.grid());
+      dim("block", k.block());
+      g.writeNumberProperty("registers per thread", k.registersPerThread());
+      g.writeNumberProperty("static shared memory", k.staticSharedBytes());
+      g.writeNumberProperty("dynamic shared memory", k.dynamicSharedBytes());
+      g.writeEndObject();
+      g.writeEndObject();
+      flowEnd(k.correlationId(), k.startNs(), t);
+    }
+
+    /** A copy as a slice on its stream's track, with its bytes and bandwidth, and the end of its call's flow. */
+    private void copy(CopyRecord c) {
+      Track t = stream(c.device(), c.stream());
+      slice(Names.copy(c.kind(), c.srcKind(), c.dstKind()), "gpu_memcpy", c.startNs(), c.endNs(), t);
+      g.writeName("args");
+      g.writeStartObject();
+      deviceArgs(c.device(), c.stream(), c.correlationId());
+      g.writeNumberProperty("bytes", c.bytes());
+      if (c.durationNs() > 0) {
+        g.writeNumberProperty("memory bandwidth (GB/s)", (double) c.bytes() / c.durationNs());
+      }
+      g.writeEndObject();
+      g.writeEndObject();
+      flowEnd(c.correlationId(), c.startNs(), t);
+    }
+
+    /** A memset as a slice on its stream's track, and the end of its call's flow. */
+    private void memset(MemsetRecord m) {
+      Track t = stream(m.device(), m.stream());
+      slice(Names.memset(m.memoryKind()), "gpu_memset", m.startNs(), m.endNs(), t);
+      g.writeName("args");
+      g.writeStartObject();
+      deviceArgs(m.device(), m.stream(), m.correlationId());
+      g.writeNumberProperty("bytes", m.bytes());
+      g.writeNumberProperty("value", m.value());
+      g.writeEndObject();
+      g.writeEndObject();
+      flowEnd(m.correlationId(), m.startNs(), t);
+    }
+
+    /** A synchronization as a slice on its device's synchronization track. */
+    private void sync(SyncRecord s) {
+      Track t = track(new TrackKey("sync", s.device(), 0), devicePid(s.device()), "synchronization",
+          Integer.MAX_VALUE - 1);
+      slice(Names.syncKind(s.kind()), "cuda_sync", s.startNs(), s.endNs(), t);
+      g.writeName("args");
+      g.writeStartObject();
+      deviceArgs(s.device(), s.stream(), s.correlationId());
+      g.writeEndObject();
+      g.writeEndObject();
+    }
+
+    /** An API call as a slice on its host thread, starting a flow to the device work it enqueued. */
+    private void api(ApiCallRecord a) {
+      Track t = thread(a.threadId());
+      slice(a.name().isEmpty() ? a.kind().name() : a.name(), "cuda_api", a.startNs(), a.endNs(), t);
+      g.writeName("args");
+      g.writeStartObject();
+      g.writeStringProperty("kind", a.kind().name());
+      g.writeNumberProperty("correlation", a.correlationId());
+      g.writeNumberProperty("thread", a.threadId());
+      g.writeEndObject();
+      g.writeEndObject();
+      ApiKind k = a.kind();
+      if (a.correlationId() != 0 && (k == ApiKind.LAUNCH || k == ApiKind.COPY || k == ApiKind.MEMSET)) {
+        flow("s", a.correlationId(), a.startNs(), t);
+        g.writeEndObject();
+      }
+    }
+
+    /** A marker as a slice on its host thread. */
+    private void marker(MarkerRecord m) {
+      Track t = thread(m.threadId());
+      slice(m.name(), "marker", m.startNs(), m.endNs(), t);
+      g.writeEndObject();
+    }
+
+    /** A tracer-overhead interval as a slice on its thread's overhead track. */
+    private void overhead(OverheadRecord o) {
+      Track t = track(new TrackKey("overhead", 0, o.threadId()), HOST_PID,
+          "tracer overhead (thread " + o.threadId() + ")", Integer.MAX_VALUE);
+      slice(o.kind().name(), "overhead", o.startNs(), o.endNs(), t);
+      g.writeName("args");
+      g.writeStartObject();
+      g.writeNumberProperty("thread", o.threadId());
+      g.writeEndObject();
+      g.writeEndObject();
+    }
+
+    /** A state sample as one counter event per field it holds. */
+    private void state(StateSample s) {
+      int pid = devicePid(s.device());
+      Track t = track(new TrackKey("state", s.device(), 0), pid, "device state", Integer.MAX_VALUE);
+      double[] v = s.values();
+      for (StateField f : FIELDS) {
+        double x = v[f.ordinal()];
+        if (Double.isFinite(x)) {
+          g.writeStartObject();
+          g.writeStringProperty("name", f.name() + " (" + f.unit() + ")");
+          g.writeStringProperty("ph", "C");
+          g.writeName("ts");
+          g.writeNumber(micros(s.timeNs() - origin));
+          g.writeNumberProperty("pid", t.pid());
+          g.writeNumberProperty("tid", t.tid());
+          g.writeName("args");
+          g.writeStartObject();
+          g.writeNumberProperty("value", x);
+          g.writeEndObject();
+          g.writeEndObject();
+          events++;
         }
       }
     }

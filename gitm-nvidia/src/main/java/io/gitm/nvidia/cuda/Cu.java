@@ -7,6 +7,7 @@ import static io.gitm.nvidia.ffm.Native.C_POINTER;
 import static io.gitm.nvidia.ffm.Native.C_SIZE_T;
 
 import io.gitm.nvidia.ffm.ErrorCodes;
+import io.gitm.nvidia.ffm.Native;
 import io.gitm.nvidia.ffm.NativeFunction;
 import io.gitm.nvidia.ffm.NativeLibraries;
 import io.gitm.nvidia.ffm.NativeLibrary;
@@ -165,5 +166,14 @@ final class Cu {
 
   static void check(NativeFunction f, int code) {
     ErrorCodes.checkCuda(f.name(), code);
+  }
+
+  /** Calls a cold-path function with boxed arguments and returns its code. */
+  static int call(NativeFunction f, Object... args) {
+    try {
+      return (int) f.handle().invokeWithArguments(args);
+    } catch (Throwable t) {
+      throw Native.rethrow(t);
+    }
   }
 }

@@ -48,7 +48,7 @@ final class CudaEvent implements Event {
   public void synchronize() {
     MemorySegment h = handle();
     device.enter();
-    check(Cu.cuEventSynchronize, CudaDevice.call(Cu.cuEventSynchronize, h));
+    check(Cu.cuEventSynchronize, Cu.call(Cu.cuEventSynchronize, h));
   }
 
   @Override
@@ -59,7 +59,7 @@ final class CudaEvent implements Event {
     device.enter();
     try (Arena a = Arena.ofConfined()) {
       MemorySegment ms = a.allocate(ValueLayout.JAVA_FLOAT);
-      check(Cu.cuEventElapsedTime, CudaDevice.call(Cu.cuEventElapsedTime, ms, s.handle(), handle()));
+      check(Cu.cuEventElapsedTime, Cu.call(Cu.cuEventElapsedTime, ms, s.handle(), handle()));
       return ms.get(ValueLayout.JAVA_FLOAT, 0);
     }
   }
@@ -73,6 +73,6 @@ final class CudaEvent implements Event {
     if (!device.isClosed()) {
       device.enter();
     }
-    check(Cu.cuEventDestroy, CudaDevice.call(Cu.cuEventDestroy, handle));
+    check(Cu.cuEventDestroy, Cu.call(Cu.cuEventDestroy, handle));
   }
 }

@@ -44,6 +44,6 @@ final class CudaGraph implements GraphExec {
     if (!device.isClosed()) {
       device.enter();
     }
-    check(Cu.cuGraphExecDestroy, CudaDevice.call(Cu.cuGraphExecDestroy, handle));
+    check(Cu.cuGraphExecDestroy, Cu.call(Cu.cuGraphExecDestroy, handle));
   }
 }

@@ -62,7 +62,7 @@ final class CudaHostMemory implements HostMemory {
       if (!device.isClosed()) {
         device.enter();
       }
-      check(Cu.cuMemFreeHost, CudaDevice.call(Cu.cuMemFreeHost, segment));
+      check(Cu.cuMemFreeHost, Cu.call(Cu.cuMemFreeHost, segment));
     }
   }
 }

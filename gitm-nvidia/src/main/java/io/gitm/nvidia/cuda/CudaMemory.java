@@ -63,10 +63,10 @@ final class CudaMemory implements DeviceMemory {
       device.enter();
     }
     if (pooled) {
-      check(Cu.cuCtxSynchronize, CudaDevice.call(Cu.cuCtxSynchronize));
-      check(Cu.cuMemFreeAsync, CudaDevice.call(Cu.cuMemFreeAsync, address, java.lang.foreign.MemorySegment.NULL));
+      check(Cu.cuCtxSynchronize, Cu.call(Cu.cuCtxSynchronize));
+      check(Cu.cuMemFreeAsync, Cu.call(Cu.cuMemFreeAsync, address, java.lang.foreign.MemorySegment.NULL));
     } else {
-      check(Cu.cuMemFree, CudaDevice.call(Cu.cuMemFree, address));
+      check(Cu.cuMemFree, Cu.call(Cu.cuMemFree, address));
     }
   }
 

@@ -1,14 +1,23 @@
 package io.gitm.nvidia.cuda;
 
+import static io.gitm.nvidia.cuda.Cu.call;
 import static io.gitm.nvidia.cuda.Cu.check;
 
 import io.gitm.device.Kernel;
 import io.gitm.device.KernelDef;
 import io.gitm.device.KernelModule;
 import io.gitm.device.Module;
+import io.gitm.nvidia.cuda.nvrtc.Nvrtc;
+import io.gitm.nvidia.ffm.ErrorCodes;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -27,6 +36,55 @@ final class CudaModule implements Module {
     this.source = source;
     this.handle = handle;
     this.origin = origin;
+  }
+
+  /** Loads {@code module} on {@code device}: its PTX resource, else its CUDA source compiled by NVRTC. */
+  static CudaModule load(CudaDevice device, KernelModule module) {
+    device.enter();
+    String ptx = resource(module.ptxResource());
+    String origin = module.ptxResource();
+    if (ptx == null) {
+      String source = resource(module.sourceResource());
+      if (source == null) {
+        throw new IllegalArgumentException("kernel module " + module.name() + ": neither " + module.ptxResource()
+            + " nor " + module.sourceResource() + " is on the class path");
+      }
+      String arch = "compute_" + device.info().computeCapability().replace(".", "");
+      ptx = Nvrtc.compile(source, module.sourceResource(), arch);
+      origin = module.sourceResource() + " (NVRTC, " + arch + ")";
+    }
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment p = a.allocate(ValueLayout.ADDRESS);
+      MemorySegment image = a.allocateFrom(ptx);
+      int rc = call(Cu.cuModuleLoadData, p, image);
+      if (rc != 0) {
+        throw ErrorCodes.cuda("cuModuleLoadData", rc, "module " + module.name() + " from "
+            + origin);
+      }
+      CudaModule m = new CudaModule(device, module, p.get(ValueLayout.ADDRESS, 0), origin);
+      device.track(m);
+      return m;
+    }
+  }
+
+  private static String resource(String path) {
+    String p = path.startsWith("/") ? path.substring(1) : path;
+    List<ClassLoader> loaders = new ArrayList<>();
+    if (Thread.currentThread().getContextClassLoader() != null) {
+      loaders.add(Thread.currentThread().getContextClassLoader());
+    }
+    loaders.add(CudaModule.class.getClassLoader());
+    loaders.add(ClassLoader.getSystemClassLoader());
+    for (ClassLoader cl : loaders) {
+      try (InputStream in = cl.getResourceAsStream(p)) {
+        if (in != null) {
+          return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read resource " + path, e);
+      }
+    }
+    return null;
   }
 
   CudaDevice device() {
@@ -54,9 +112,9 @@ final class CudaModule implements Module {
       device.enter();
       try (Arena a = Arena.ofConfined()) {
         MemorySegment f = a.allocate(ValueLayout.ADDRESS);
-        int rc = CudaDevice.call(Cu.cuModuleGetFunction, f, handle, a.allocateFrom(e));
+        int rc = call(Cu.cuModuleGetFunction, f, handle, a.allocateFrom(e));
         if (rc != 0) {
-          throw io.gitm.nvidia.ffm.ErrorCodes.cuda("cuModuleGetFunction", rc, "kernel '" + e + "' in " + origin
+          throw ErrorCodes.cuda("cuModuleGetFunction", rc, "kernel '" + e + "' in " + origin
               + " (is it extern \"C\"?)");
         }
         return new CudaKernel(this, def, f.get(ValueLayout.ADDRESS, 0));
@@ -73,7 +131,7 @@ final class CudaModule implements Module {
     if (!device.isClosed()) {
       device.enter();
     }
-    check(Cu.cuModuleUnload, CudaDevice.call(Cu.cuModuleUnload, handle));
+    check(Cu.cuModuleUnload, call(Cu.cuModuleUnload, handle));
   }
 
   /** A {@code CUfunction} of this module. */
@@ -82,14 +140,14 @@ final class CudaModule implements Module {
       module.device.enter();
       try (Arena a = Arena.ofConfined()) {
         MemorySegment v = a.allocate(ValueLayout.JAVA_INT);
-        check(Cu.cuFuncGetAttribute, CudaDevice.call(Cu.cuFuncGetAttribute, v, attr, function));
+        check(Cu.cuFuncGetAttribute, call(Cu.cuFuncGetAttribute, v, attr, function));
         return v.get(ValueLayout.JAVA_INT, 0);
       }
     }
 
     private void setAttribute(int attr, int value) {
       module.device.enter();
-      check(Cu.cuFuncSetAttribute, CudaDevice.call(Cu.cuFuncSetAttribute, function, attr, value));
+      check(Cu.cuFuncSetAttribute, call(Cu.cuFuncSetAttribute, function, attr, value));
     }
 
     @Override

@@ -45,7 +45,8 @@ public final class CudaProvider implements DeviceProvider {
     try {
       t.start(r -> { });
       t.stop();
-      return DiagnosticCheck.ok("profiling permission", "CUPTI activity tracing started and stopped (" + p.reason() + ")");
+      return DiagnosticCheck.ok("profiling permission", "CUPTI activity tracing started and stopped ("
+          + p.reason() + ")");
     } catch (RuntimeException e) {
       Probe after = t.availability();
       return new DiagnosticCheck("profiling permission", Status.FAILED, e.getMessage(), after.fix());
@@ -61,13 +62,13 @@ public final class CudaProvider implements DeviceProvider {
   public Probe probe() {
     try {
       NativeLibrary cuda = NativeLibraries.find("cuda");
-      CudaDevice.init();
-      int n = CudaDevice.deviceCount();
+      CudaDriver.init();
+      int n = CudaDriver.deviceCount();
       if (n == 0) {
         return Probe.no("libcuda loaded (" + cuda.origin() + ") but no CUDA device is visible",
             "check CUDA_VISIBLE_DEVICES and nvidia-smi");
       }
-      return Probe.ok(n + " CUDA device(s), driver CUDA " + CudaDevice.driverCudaVersion() + ", libcuda "
+      return Probe.ok(n + " CUDA device(s), driver CUDA " + CudaDriver.driverCudaVersion() + ", libcuda "
           + cuda.origin(), n);
     } catch (DeviceException e) {
       return Probe.no("CUDA not usable: " + e.getMessage(), "install the NVIDIA driver (libcuda.so.1) and check "
@@ -148,8 +149,8 @@ public final class CudaProvider implements DeviceProvider {
   private static DiagnosticCheck device(int ordinal) {
     try (Arena a = Arena.ofConfined()) {
       MemorySegment d = a.allocate(ValueLayout.JAVA_INT);
-      Cu.check(Cu.cuDeviceGet, CudaDevice.call(Cu.cuDeviceGet, d, ordinal));
-      DeviceInfo i = CudaDevice.describe(ordinal, d.get(ValueLayout.JAVA_INT, 0), a);
+      Cu.check(Cu.cuDeviceGet, Cu.call(Cu.cuDeviceGet, d, ordinal));
+      DeviceInfo i = CudaDriver.describe(ordinal, d.get(ValueLayout.JAVA_INT, 0), a);
       return DiagnosticCheck.ok("CUDA device " + ordinal, i.name() + ", " + i.uuid() + ", " + (i.totalMemoryBytes()
           >> 20) + " MiB, compute capability " + i.computeCapability() + ", " + i.multiprocessors() + " SMs, L2 "
           + (i.l2CacheBytes() >> 20) + " MiB, driver " + i.driverVersion());

@@ -66,7 +66,7 @@ final class CudaStream implements Stream {
     }
     MemorySegment h = handle();
     device.enter();
-    check(Cu.cuStreamWaitEvent, CudaDevice.call(Cu.cuStreamWaitEvent, h, e.handle(), 0));
+    check(Cu.cuStreamWaitEvent, Cu.call(Cu.cuStreamWaitEvent, h, e.handle(), 0));
   }
 
   @Override
@@ -78,7 +78,7 @@ final class CudaStream implements Stream {
     if (!device.isClosed()) {
       device.enter();
     }
-    check(Cu.cuStreamDestroy, CudaDevice.call(Cu.cuStreamDestroy, handle));
+    check(Cu.cuStreamDestroy, Cu.call(Cu.cuStreamDestroy, handle));
   }
 
   @Override

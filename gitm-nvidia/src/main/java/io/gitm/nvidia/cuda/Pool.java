@@ -23,7 +23,7 @@ final class Pool implements MemPool {
     device.enter();
     try (Arena a = Arena.ofConfined()) {
       MemorySegment v = a.allocate(ValueLayout.JAVA_LONG);
-      check(Cu.cuMemPoolGetAttribute, CudaDevice.call(Cu.cuMemPoolGetAttribute, handle, attr, v));
+      check(Cu.cuMemPoolGetAttribute, Cu.call(Cu.cuMemPoolGetAttribute, handle, attr, v));
       return v.get(ValueLayout.JAVA_LONG, 0);
     }
   }
@@ -32,7 +32,7 @@ final class Pool implements MemPool {
     try (Arena a = Arena.ofConfined()) {
       MemorySegment v = a.allocate(ValueLayout.JAVA_LONG);
       v.set(ValueLayout.JAVA_LONG, 0, value);
-      check(Cu.cuMemPoolSetAttribute, CudaDevice.call(Cu.cuMemPoolSetAttribute, handle, attr, v));
+      check(Cu.cuMemPoolSetAttribute, Cu.call(Cu.cuMemPoolSetAttribute, handle, attr, v));
     }
   }
 
@@ -63,6 +63,6 @@ final class Pool implements MemPool {
   /** Restores the original threshold and returns unused reserved memory to the system (device synchronized). */
   void restore() {
     set(Cu.CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, originalThreshold);
-    check(Cu.cuMemPoolTrimTo, CudaDevice.call(Cu.cuMemPoolTrimTo, handle, 0L));
+    check(Cu.cuMemPoolTrimTo, Cu.call(Cu.cuMemPoolTrimTo, handle, 0L));
   }
 }

@@ -247,8 +247,8 @@ public final class CuptiTracer implements EventTracer {
       for (; enabled < kinds.length; enabled++) {
         int rc = c.enable(kinds[enabled]);
         if (rc != 0) {
-          CuptiException e = new CuptiException("cuptiActivityEnable(CUPTI_ACTIVITY_KIND_" + kindName(kinds[enabled]) + ")",
-              rc, CuptiException.notPermitted(rc) ? permissionFix() : "");
+          CuptiException e = new CuptiException("cuptiActivityEnable(CUPTI_ACTIVITY_KIND_"
+              + kindName(kinds[enabled]) + ")", rc, CuptiException.notPermitted(rc) ? permissionFix() : "");
           if (e.profilingNotPermitted()) {
             denial = e;
           }

@@ -19,8 +19,9 @@ import java.util.List;
 
 /**
  * The few CUDA driver API calls the tracer needs for its device table, and that its GPU tests and the tracing
- * overhead benchmark use to launch work ({@code libcuda.so.1}, as {@link NativeLibraries#find} finds it). Every non-zero {@code CUresult} becomes a
- * {@link DeviceException} with the function, the code and the driver's name for it.
+ * overhead benchmark use to launch work ({@code libcuda.so.1}, as {@link NativeLibraries#find} finds it). Every
+ * non-zero {@code CUresult} becomes a {@link DeviceException} with the function, the code and the driver's name for
+ * it.
  */
 final class Driver {
   private static volatile Driver instance;
@@ -60,7 +61,8 @@ final class Driver {
         FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     cuCtxSetCurrent = lib.downcall("cuCtxSetCurrent", FunctionDescriptor.of(JAVA_INT, ADDRESS));
     cuModuleLoadData = lib.downcall("cuModuleLoadData", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-    cuModuleGetFunction = lib.downcall("cuModuleGetFunction", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    cuModuleGetFunction = lib.downcall("cuModuleGetFunction",
+        FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     cuMemAlloc = lib.downcall("cuMemAlloc_v2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
     cuMemFree = lib.downcall("cuMemFree_v2", FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
     cuMemAllocHost = lib.downcall("cuMemAllocHost_v2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));

@@ -63,10 +63,9 @@ public final class NvmlSampler implements StateSampler {
    */
   public record Intervals(Duration counters, Duration slow) {
     /**
-     * PCIe/NVLink counters at most every second, slow fields at most every 10 s. On the H200 (driver 580.159.04,
-     * 2026-11-30) the two PCIe byte counters cost 268 µs per read (field ids 197 and 198, one call), everything read
-     * every sample 8.4 µs: reading the counters once a second keeps a full sample near 8 µs, and their byte counts
-     * are still whole, averaged over one-second windows.
+     * PCIe/NVLink counters at most every second, slow fields at most every 10 s. The PCIe byte counters (one call for
+     * both) cost far more to read than every field read each sample together, so reading them once a second keeps a
+     * sample cheap, and their byte counts stay whole, averaged over one-second windows.
      */
     public static final Intervals DEFAULT = new Intervals(Duration.ofSeconds(1), Duration.ofSeconds(10));
 
@@ -536,7 +535,15 @@ public final class NvmlSampler implements StateSampler {
     return x >= 0 ? x : x + 0x1p64;
   }
 
+  /** The readers of every field, in the order they are read: each tier's, most frequent first. */
   private void defineReaders() {
+    defineEverySampleReaders();
+    defineCounterReaders();
+    defineSlowReaders();
+  }
+
+  /** Utilization, memory, power, clocks, temperature and clock-event reasons: read at every sample. */
+  private void defineEverySampleReaders() {
     readers.add(new Reader(nvml.deviceGetUtilizationRates, Tier.EVERY_SAMPLE, StateField.GPU_UTILIZATION,
         StateField.MEMORY_UTILIZATION) {
       @Override
@@ -595,6 +602,10 @@ public final class NvmlSampler implements StateSampler {
         return rc;
       }
     });
+  }
+
+  /** The counters read as rates (NVML field values) and the other processes on the device. */
+  private void defineCounterReaders() {
     readers.add(new Reader(nvml.deviceGetFieldValues, Tier.COUNTERS, RATE_FIELDS) {
       @Override
       int read(double[] v, long now) {
@@ -608,6 +619,10 @@ public final class NvmlSampler implements StateSampler {
         return readTenants(v);
       }
     });
+  }
+
+  /** The power limit and the memory's health (ECC counts, retired pages, remapped rows): read seldom. */
+  private void defineSlowReaders() {
     readers.add(new Reader(nvml.deviceGetEnforcedPowerLimit, Tier.SLOW, StateField.POWER_LIMIT) {
       @Override
       int read(double[] v, long now) {

@@ -119,6 +119,6 @@ class HeaderConstantsTest {
     for (int i = 0; i < 16; i++) {
       b[i] = (byte) (0xa0 + i);
     }
-    assertThat(CudaDevice.formatUuid(b)).isEqualTo("GPU-a0a1a2a3-a4a5-a6a7-a8a9-aaabacadaeaf");
+    assertThat(CudaDriver.formatUuid(b)).isEqualTo("GPU-a0a1a2a3-a4a5-a6a7-a8a9-aaabacadaeaf");
   }
 }
