@@ -101,7 +101,7 @@ final class SimScheduler {
     throw new DeviceException(function, 400, "CUDA_ERROR_INVALID_HANDLE", "not a live stream of this simulated device");
   }
 
-  /** Whether {@code s} is gone from the live streams; the default stream is never destroyed. */
+  /** Takes {@code s} off the live streams; false where it is the default stream or was destroyed already. */
   boolean destroy(SimStream s) {
     if (s == defaultStream || s.destroyed) {
       return false;
