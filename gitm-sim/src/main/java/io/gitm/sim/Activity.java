@@ -1,8 +1,11 @@
 package io.gitm.sim;
 
+import java.util.Arrays;
+
 /**
  * Device activity in 1 ms buckets over a sliding horizon of about 131 s: the share of time any kernel ran (NVML's
- * GPU utilization), the share it was memory-bound, the multiprocessor load, and host-link bytes. Utilization, power and PCIe throughput are read from it.
+ * GPU utilization), the share it was memory-bound, the multiprocessor load, and host-link bytes. Utilization, power
+ * and PCIe throughput are read from it.
  */
 final class Activity {
   static final long BUCKET_NS = 1_000_000;
@@ -22,7 +25,7 @@ final class Activity {
   private long highest = Long.MIN_VALUE;
 
   Activity() {
-    java.util.Arrays.fill(id, -1);
+    Arrays.fill(id, -1);
   }
 
   /**
@@ -47,7 +50,7 @@ final class Activity {
     double[] oldTx = tx;
     double[] oldRx = rx;
     id = new long[c];
-    java.util.Arrays.fill(id, -1);
+    Arrays.fill(id, -1);
     busy = new double[c];
     memory = new double[c];
     load = new double[c];

@@ -34,7 +34,8 @@ final class FaultParser {
       }
       if (t.matches("[A-Za-z][A-Za-z0-9]*=.*")) {
         if (parts.isEmpty()) {
-          throw new IllegalArgumentException("fault spec '" + spec + "' starts with parameter '" + t + "' before any fault");
+          throw new IllegalArgumentException(
+              "fault spec '" + spec + "' starts with parameter '" + t + "' before any fault");
         }
         addParams(parts.getLast().raw(), t, parts.getLast().kind());
         continue;
@@ -80,7 +81,8 @@ final class FaultParser {
   private static void addParams(Map<String, String> raw, String kv, FaultKind kind) {
     int eq = kv.indexOf('=');
     if (eq <= 0 || eq == kv.length() - 1) {
-      throw new IllegalArgumentException("fault '" + kind.id + "' has a malformed parameter '" + kv + "': write key=value");
+      throw new IllegalArgumentException(
+          "fault '" + kind.id + "' has a malformed parameter '" + kv + "': write key=value");
     }
     String key = kv.substring(0, eq).strip();
     if (!key.equals("duration") && !(key.equals("kernel") && kind == FaultKind.UNCOALESCED)
@@ -102,7 +104,8 @@ final class FaultParser {
       }
       return d;
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("fault '" + kind.id + "' parameter '" + key + "' is not a non-negative number: '" + v + "'");
+      throw new IllegalArgumentException(
+          "fault '" + kind.id + "' parameter '" + key + "' is not a non-negative number: '" + v + "'");
     }
   }
 

@@ -5,8 +5,8 @@ import java.util.List;
 
 /**
  * Power, temperature and the SM clock. Board power is idle power plus dynamic power proportional to multiprocessor
- * load (averaged over a 10 ms window) and to (clock / boost)^2.5; the die temperature follows a first-order RC model towards
- * ambient + power x resistance with time constant tau. The clock is the boost clock limited by, in turn: the
+ * load (averaged over a 10 ms window) and to (clock / boost)^2.5; the die temperature follows a first-order RC model
+ * towards ambient + power x resistance with time constant tau. The clock is the boost clock limited by, in turn: the
  * thermal slowdown (linear from the SW slowdown temperature, halved above the HW one), the power limit (the clock
  * at which the present load draws the limit), a locked clock, and an external power brake. The reasons are NVML's
  * {@code nvmlClocksEventReason*} bits ({@link io.gitm.trace.ClockReason}).

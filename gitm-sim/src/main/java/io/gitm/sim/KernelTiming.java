@@ -68,7 +68,8 @@ final class KernelTiming {
     double total = 0;
     double memory = 0;
     if (fullWaves > 0) {
-      double[] wave = wave(resident, warpsPerBlock, smsAvailable, flopsPerBlock, bytesPerBlock, ratePerSm, bwPerSm, hbm);
+      double[] wave =
+          wave(resident, warpsPerBlock, smsAvailable, flopsPerBlock, bytesPerBlock, ratePerSm, bwPerSm, hbm);
       total += fullWaves * wave[0];
       memory += fullWaves * wave[1];
     }

@@ -44,7 +44,8 @@ import java.util.Map;
  */
 public record SimSpec(HardwareSpec hardware, String preset, String computeCapability, int maxThreadsPerSm,
     int maxBlocksPerSm, int registersPerSm, int sharedPerSm, double idleClockMHz, double kernelOverheadNs,
-    double dependentAccessNs, double onChipAccessNs, double copyLatencyNs, double timingEventNs, double copyApiNs, double graphLaunchNs, double mallocNs, double mallocNsPerMiB,
+    double dependentAccessNs, double onChipAccessNs, double copyLatencyNs, double timingEventNs, double copyApiNs,
+    double graphLaunchNs, double mallocNs, double mallocNsPerMiB,
     double freeNs, double poolAllocNs, double poolGrowNs, int launchQueueDepth, double idlePowerW,
     double powerLimitW, double ambientC, double thermalResistanceCPerW, double thermalTauSeconds, double swSlowdownC,
     double hwSlowdownC) {
@@ -145,7 +146,7 @@ public record SimSpec(HardwareSpec hardware, String preset, String computeCapabi
   private static final double PCIE_EFFICIENCY = 0.8;
   private static final double PAGEABLE_SHARE = 0.4;
 
-  // Device-side latencies of Hopper, calibrated on the lent H200 (2026-11-29) against CUPTI kernel durations of
+  // Device-side latencies of Hopper, calibrated on the lent H200 against CUPTI kernel durations of
   // hft-lob (gitm-trace/src/test/resources/tracer/real/hft-lob-h200-cupti.gtrace) and its event-timed profiling pass
   // (bench/results/2026-11-29-h200/hft-lob.txt); the derivations are in docs/sim.md.
   /** Fixed device time of a kernel: lob_route_hist's 1.2 us CUPTI duration less its two-step chain. */
@@ -170,7 +171,7 @@ public record SimSpec(HardwareSpec hardware, String preset, String computeCapabi
   }
 
   /**
-   * The lent H200 as {@code gitm calibrate} measured it on 2026-11-29 (bench/results/2026-11-29-h200/
+   * The lent H200 as {@code gitm calibrate} measured it (bench/results/2026-11-29-h200/
    * calibration.json): device copy 4.15e12 B/s, cuBLAS GEMM FP32 50.8, TF32 408.5, BF16 405.7 TFLOP/s (FAST_16BF on
    * FP32 data), host link pinned 55.3/55.2 GB/s and pageable 8.8/15.1 GB/s (H2D/D2H), launch 4.8 us, events 32 ns;
    * 132 SMs, 60 MiB L2, 1980 MHz under load. FP16 and FP64 were not measured: datasheet figures as above. INT32:
@@ -185,7 +186,8 @@ public record SimSpec(HardwareSpec hardware, String preset, String computeCapabi
     HardwareSpec h = new HardwareSpec("NVIDIA H200", "SIM-H200-0000", "sim", 132, 1980, 150_109_880_320L,
         62_914_560L, 4.1486045713511226E12, f, 5.533235449502601E10, 5.518148301409799E10, 8.84345537479784E9,
         1.5125574198637808E10, 4798, 32,
-        "preset h200: gitm calibrate on the lent H200 (2026-11-29), device-side latencies fitted to its hft-lob traces");
+        "preset h200: gitm calibrate on the lent H200 (2026-11-29), "
+            + "device-side latencies fitted to its hft-lob traces");
     return hopper(h, "h200", 82);
   }
 

@@ -85,7 +85,7 @@ final class SimStream implements Stream {
 
   @Override
   public void waitEvent(Event event) {
-    if (!(event instanceof SimDevice.SimEvent e)) {
+    if (!(event instanceof SimEvent e)) {
       throw new DeviceException("cuStreamWaitEvent", 400, "CUDA_ERROR_INVALID_HANDLE", "not a simulated event");
     }
     device.waitEvent(this, e);

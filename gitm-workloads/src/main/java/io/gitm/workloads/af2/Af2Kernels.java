@@ -1,14 +1,20 @@
 package io.gitm.workloads.af2;
 
+import static io.gitm.workloads.kit.WorkModels.f;
+import static io.gitm.workloads.kit.WorkModels.floats;
+import static io.gitm.workloads.kit.WorkModels.fp32;
+import static io.gitm.workloads.kit.WorkModels.i;
+import static io.gitm.workloads.kit.WorkModels.ints;
+
 import io.gitm.device.KernelArgs;
 import io.gitm.device.KernelDef;
 import io.gitm.device.KernelModule;
 import io.gitm.device.LaunchConfig;
 import io.gitm.trace.Dim3;
-import io.gitm.trace.Precision;
 import io.gitm.trace.Work;
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -97,14 +103,6 @@ final class Af2Kernels {
   }
 
   // --------------------------------------------------------------------------------------------- work models
-
-  private static int i(Object[] a, int k) {
-    return (Integer) a[k];
-  }
-
-  private static Work fp32(double flops, long read, long written) {
-    return new Work(flops, Precision.FP32, read, written);
-  }
 
   /** af2_msa_feat(msa, del, feat, n): two ints in, 49 floats out per element. */
   static Work msaFeatWork(LaunchConfig c, Object[] a) {
@@ -214,22 +212,6 @@ final class Af2Kernels {
   }
 
   // ------------------------------------------------------------------------------------------------ emulations
-
-  private static FloatBuffer f(KernelArgs a, int k) {
-    return a.memory(k).asFloatBuffer();
-  }
-
-  private static IntBuffer ints(KernelArgs a, int k) {
-    return a.memory(k).asIntBuffer();
-  }
-
-  /** The whole of buffer argument {@code k} as floats (a copy: the emulations of the heavy kernels work on arrays). */
-  private static float[] floats(KernelArgs a, int k) {
-    FloatBuffer b = f(a, k);
-    float[] out = new float[b.remaining()];
-    b.get(out);
-    return out;
-  }
 
   static float sigmoid(float x) {
     return 1.0f / (1.0f + (float) Math.exp(-x));
@@ -525,7 +507,7 @@ final class Af2Kernels {
       int h = z % heads;
       int base = (b0 + z / heads) * sb + h * dim;
       for (int i = 0; i < nq; i++) {
-        java.util.Arrays.fill(acc, 0.0f);
+        Arrays.fill(acc, 0.0f);
         p.get((z * nq + i) * nk, w);
         for (int j = 0; j < nk; j++) {
           float wj = w[j];
@@ -555,7 +537,7 @@ final class Af2Kernels {
     float[] acc = new float[ch];
     for (int i = 0; i < r; i++) {
       for (int j = 0; j < r; j++) {
-        java.util.Arrays.fill(acc, 0.0f);
+        Arrays.fill(acc, 0.0f);
         for (int k = 0; k < r; k++) {
           int xb = i * sxi + k * sxk;
           int yb = j * syj + k * syk;

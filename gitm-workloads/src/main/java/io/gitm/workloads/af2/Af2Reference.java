@@ -3,6 +3,8 @@ package io.gitm.workloads.af2;
 import static io.gitm.workloads.af2.Weights.BLOCK;
 import static io.gitm.workloads.af2.Weights.EVOFORMER;
 
+import java.util.Arrays;
+
 /**
  * The Evoformer inference in plain Java, from the architecture's definitions (AlphaFold2 supplement, Algorithms 3-15)
  * rather than from the kernels: tensors as nested arrays, every sum accumulated in double, the ending-node attention
@@ -310,7 +312,7 @@ final class Af2Reference {
     double[] outer = new double[co * co];
     for (int i = 0; i < nRes; i++) {
       for (int j = 0; j < nRes; j++) {
-        java.util.Arrays.fill(outer, 0);
+        Arrays.fill(outer, 0);
         for (int s = 0; s < nSeq; s++) {
           for (int c = 0; c < co; c++) {
             double left = a[(s * nRes + i) * co + c];

@@ -14,14 +14,15 @@ import io.gitm.device.MathMode;
 import io.gitm.device.Module;
 import io.gitm.device.Stream;
 import io.gitm.trace.Work;
-import io.gitm.workload.ExecutionConfig.Allocation;
 import io.gitm.workload.ExecutionConfig;
+import io.gitm.workload.ExecutionConfig.Allocation;
 import io.gitm.workload.IterationResult;
 import io.gitm.workload.OutputDigest;
 import io.gitm.workload.Workload;
 import io.gitm.workloads.af2.Program.Buf;
 import io.gitm.workloads.af2.Program.Kind;
 import io.gitm.workloads.af2.Program.Op;
+import io.gitm.workloads.kit.Closer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -72,8 +73,8 @@ final class Af2Session implements Workload.Session {
   static void check(ExecutionConfig c) {
     for (Map.Entry<String, String> v : c.kernelVariants().entrySet()) {
       if (!v.getKey().equals(Af2Workload.ATTENTION_FAMILY)) {
-        throw new IllegalArgumentException("af2 has kernel variants for " + Af2Workload.ATTENTION_FAMILY + " only, got '"
-            + v.getKey() + "'");
+        throw new IllegalArgumentException("af2 has kernel variants for " + Af2Workload.ATTENTION_FAMILY
+            + " only, got '" + v.getKey() + "'");
       }
       if (!Af2Workload.ATTENTION_VARIANTS.contains(v.getValue())) {
         throw new IllegalArgumentException("af2: " + Af2Workload.ATTENTION_FAMILY + " variant '" + v.getValue()
@@ -498,7 +499,7 @@ final class Af2Session implements Workload.Session {
 
   /** Frees everything the session holds; what fails to close is raised after the rest is closed. */
   private void release() {
-    List<AutoCloseable> all = new ArrayList<>();
+    Closer all = new Closer();
     all.add(() -> device.synchronize());
     all.add(graph);
     for (int i = 0; i < mem.length; i++) {
@@ -527,24 +528,10 @@ final class Af2Session implements Workload.Session {
       all.add(main);
     }
     all.add(module);
-    RuntimeException first = null;
-    for (AutoCloseable c : all) {
-      try {
-        if (c != null) {
-          c.close();
-        }
-      } catch (Exception e) {
-        RuntimeException r = e instanceof RuntimeException re ? re : new IllegalStateException(e);
-        if (first == null) {
-          first = r;
-        } else {
-          first.addSuppressed(r);
-        }
-      }
-    }
-    slots.clear();
-    if (first != null) {
-      throw first;
+    try {
+      all.close();
+    } finally {
+      slots.clear();
     }
   }
 }

@@ -1,14 +1,13 @@
 package io.gitm.workloads.af2;
 
 import io.gitm.device.Device;
-import io.gitm.trace.DeviceKind;
 import io.gitm.workload.ExecutionConfig;
 import io.gitm.workload.Knob;
 import io.gitm.workload.Workload;
 import io.gitm.workload.WorkloadSpec;
+import io.gitm.workloads.kit.DeviceDefaults;
 import java.nio.file.Path;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -102,85 +101,7 @@ public final class Af2Workload implements Workload {
      * record's components ({@code nRes=256,nSeq=128,blocks=8,weights=/data/params_model_1.npz}).
      */
     public Params parse(String spec) {
-      Map<String, String> v = new LinkedHashMap<>();
-      for (String part : spec.split(",")) {
-        if (part.isBlank()) {
-          continue;
-        }
-        int eq = part.indexOf('=');
-        if (eq <= 0) {
-          throw new IllegalArgumentException("af2 settings: '" + part.strip() + "' is not key=value (in '" + spec + "')");
-        }
-        String key = part.substring(0, eq).strip();
-        if (v.put(key, part.substring(eq + 1).strip()) != null) {
-          throw new IllegalArgumentException("af2 settings: '" + key + "' given twice");
-        }
-      }
-      Params p = this;
-      for (Map.Entry<String, String> e : v.entrySet()) {
-        p = p.with(e.getKey(), e.getValue());
-      }
-      return p;
-    }
-
-    private static final List<String> KEYS = List.of("nRes", "nSeq", "msaChannels", "pairChannels", "blocks",
-        "msaHeads", "pairHeads", "outerChannels", "triangleChannels", "transitionFactor", "singleChannels",
-        "chunkRows", "seed", "weightSeed", "input", "weights");
-
-    private Params with(String key, String value) {
-      if (!KEYS.contains(key)) {
-        throw new IllegalArgumentException("af2 settings: unknown key '" + key + "'; known: " + String.join(", ",
-            KEYS));
-      }
-      if (key.equals("input") || key.equals("weights")) {
-        String s = value.isEmpty() || value.equals("none") ? null : value;
-        return key.equals("input")
-            ? new Params(nRes, nSeq, msaChannels, pairChannels, blocks, msaHeads, pairHeads, outerChannels,
-                triangleChannels, transitionFactor, singleChannels, chunkRows, seed, weightSeed, s, weights)
-            : new Params(nRes, nSeq, msaChannels, pairChannels, blocks, msaHeads, pairHeads, outerChannels,
-                triangleChannels, transitionFactor, singleChannels, chunkRows, seed, weightSeed, input, s);
-      }
-      long x;
-      try {
-        x = Long.parseLong(value);
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("af2 settings: " + key + " must be a whole number, got '" + value + "'");
-      }
-      if (!key.equals("seed") && !key.equals("weightSeed") && (x < Integer.MIN_VALUE || x > Integer.MAX_VALUE)) {
-        throw new IllegalArgumentException("af2 settings: " + key + " = " + value + " is out of range");
-      }
-      int i = (int) x;
-      return switch (key) {
-        case "nRes" -> new Params(i, nSeq, msaChannels, pairChannels, blocks, msaHeads, pairHeads, outerChannels,
-            triangleChannels, transitionFactor, singleChannels, chunkRows, seed, weightSeed, input, weights);
-        case "nSeq" -> new Params(nRes, i, msaChannels, pairChannels, blocks, msaHeads, pairHeads, outerChannels,
-            triangleChannels, transitionFactor, singleChannels, chunkRows, seed, weightSeed, input, weights);
-        case "msaChannels" -> new Params(nRes, nSeq, i, pairChannels, blocks, msaHeads, pairHeads, outerChannels,
-            triangleChannels, transitionFactor, singleChannels, chunkRows, seed, weightSeed, input, weights);
-        case "pairChannels" -> new Params(nRes, nSeq, msaChannels, i, blocks, msaHeads, pairHeads, outerChannels,
-            triangleChannels, transitionFactor, singleChannels, chunkRows, seed, weightSeed, input, weights);
-        case "blocks" -> new Params(nRes, nSeq, msaChannels, pairChannels, i, msaHeads, pairHeads, outerChannels,
-            triangleChannels, transitionFactor, singleChannels, chunkRows, seed, weightSeed, input, weights);
-        case "msaHeads" -> new Params(nRes, nSeq, msaChannels, pairChannels, blocks, i, pairHeads, outerChannels,
-            triangleChannels, transitionFactor, singleChannels, chunkRows, seed, weightSeed, input, weights);
-        case "pairHeads" -> new Params(nRes, nSeq, msaChannels, pairChannels, blocks, msaHeads, i, outerChannels,
-            triangleChannels, transitionFactor, singleChannels, chunkRows, seed, weightSeed, input, weights);
-        case "outerChannels" -> new Params(nRes, nSeq, msaChannels, pairChannels, blocks, msaHeads, pairHeads, i,
-            triangleChannels, transitionFactor, singleChannels, chunkRows, seed, weightSeed, input, weights);
-        case "triangleChannels" -> new Params(nRes, nSeq, msaChannels, pairChannels, blocks, msaHeads, pairHeads,
-            outerChannels, i, transitionFactor, singleChannels, chunkRows, seed, weightSeed, input, weights);
-        case "transitionFactor" -> new Params(nRes, nSeq, msaChannels, pairChannels, blocks, msaHeads, pairHeads,
-            outerChannels, triangleChannels, i, singleChannels, chunkRows, seed, weightSeed, input, weights);
-        case "singleChannels" -> new Params(nRes, nSeq, msaChannels, pairChannels, blocks, msaHeads, pairHeads,
-            outerChannels, triangleChannels, transitionFactor, i, chunkRows, seed, weightSeed, input, weights);
-        case "chunkRows" -> new Params(nRes, nSeq, msaChannels, pairChannels, blocks, msaHeads, pairHeads,
-            outerChannels, triangleChannels, transitionFactor, singleChannels, i, seed, weightSeed, input, weights);
-        case "seed" -> new Params(nRes, nSeq, msaChannels, pairChannels, blocks, msaHeads, pairHeads, outerChannels,
-            triangleChannels, transitionFactor, singleChannels, chunkRows, x, weightSeed, input, weights);
-        case "weightSeed" -> new Params(nRes, nSeq, msaChannels, pairChannels, blocks, msaHeads, pairHeads,
-            outerChannels, triangleChannels, transitionFactor, singleChannels, chunkRows, seed, x, input, weights);
-        default -> throw new IllegalStateException("af2 settings: key '" + key + "' has no setter");
-      };
+      return Af2Settings.apply(this, spec);
     }
 
     /** The data file's name: the given input, or the generated alignment's. */
@@ -190,8 +111,7 @@ public final class Af2Workload implements Workload {
     }
   }
 
-  private final Params params;
-  private final String settings;
+  private final DeviceDefaults<Params> params;
   private Weights weights;
   private Params weightsFor;
 
@@ -200,28 +120,16 @@ public final class Af2Workload implements Workload {
    * simulated device), changed by the settings in system property {@value #PROPERTY} when set.
    */
   public Af2Workload() {
-    this.params = null;
-    this.settings = System.getProperty(PROPERTY);
-    if (settings != null) {
-      Params.simulated().parse(settings); // a bad setting fails here, with its reason
-    }
+    this.params = DeviceDefaults.fromProperty(PROPERTY, Params::simulated, Params::h200, Params::parse);
   }
 
   public Af2Workload(Params params) {
-    if (params == null) {
-      throw new IllegalArgumentException("af2: params are required");
-    }
-    this.params = params;
-    this.settings = null;
+    this.params = DeviceDefaults.fixed(params, "af2");
   }
 
   /** The parameters a session on {@code device} runs with. */
   public Params params(Device device) {
-    if (params != null) {
-      return params;
-    }
-    Params base = device.info().kind() == DeviceKind.SIMULATED ? Params.simulated() : Params.h200();
-    return settings == null ? base : base.parse(settings);
+    return params.on(device);
   }
 
   @Override

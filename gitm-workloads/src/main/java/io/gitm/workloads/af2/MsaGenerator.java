@@ -1,6 +1,7 @@
 package io.gitm.workloads.af2;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.SplittableRandom;
 
 /**
@@ -57,7 +58,7 @@ final class MsaGenerator {
         from = rnd.nextInt(residues - span + 1);
         to = from + span;
       }
-      out.append(">hom_").append(h).append(" identity=").append(String.format(java.util.Locale.ROOT, "%.2f", identity))
+      out.append(">hom_").append(h).append(" identity=").append(String.format(Locale.ROOT, "%.2f", identity))
           .append(" cover=").append(from + 1).append('-').append(to).append('\n');
       int deleting = 0;
       for (int i = 0; i < residues; i++) {

@@ -2,10 +2,12 @@ package io.gitm.workloads.af2;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.MalformedInputException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -37,7 +39,7 @@ final class MsaReader {
     String text;
     try {
       text = Files.readString(file, StandardCharsets.UTF_8);
-    } catch (java.nio.charset.MalformedInputException e) {
+    } catch (MalformedInputException e) {
       throw new MsaFormatException(file.toString(), 1, "not UTF-8 text");
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
@@ -85,7 +87,7 @@ final class MsaReader {
       }
       descriptions.add(r.description());
       rows.add(aligned.toString());
-      deletions.add(java.util.Arrays.copyOf(del, width));
+      deletions.add(Arrays.copyOf(del, width));
     }
     return new Msa(source, descriptions, rows, deletions);
   }

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * {@code hft-lob}: limit-order-book reconstruction from Nasdaq TotalView-ITCH 5.0 messages, per-instrument
@@ -93,7 +94,7 @@ public final class HftLobWorkload implements Workload {
         "messages/s", true);
   }
 
-  static java.util.Set<Knob> knobs() {
+  static Set<Knob> knobs() {
     return EnumSet.of(Knob.HOST_MEMORY, Knob.ALLOCATION, Knob.STREAMS, Knob.ASYNC_COPIES, Knob.COPY_COMPUTE_OVERLAP,
         Knob.STREAM_PRIORITY, Knob.GRAPH_CAPTURE, Knob.BLOCK_SIZE, Knob.KERNEL_VARIANT, Knob.L2_PERSIST,
         Knob.SHARED_CARVEOUT, Knob.BATCH_COALESCE);

@@ -69,46 +69,65 @@ record ItchGenerator(long seed, int instruments, int bookMessages, int maxLiveOr
 
   /** The session with 2-byte length prefixes, as Nasdaq ships its files. */
   byte[] generate() {
-    Out out = new Out(Math.max(1024, (long) bookMessages * 38 + (long) instruments * 120));
-    SplittableRandom rnd = new SplittableRandom(seed);
-    double[] cumulative = zipf(rnd, instruments, ZIPF_EXPONENT);
-    Stock[] stocks = new Stock[instruments];
-    for (int i = 0; i < instruments; i++) {
-      stocks[i] = new Stock();
-      stocks[i].mid = (int) Math.round(Math.exp(Math.log(500) + rnd.nextDouble() * Math.log(100))); // $5..$500
+    Session g = new Session();
+    g.open();
+    for (int n = 0; n < bookMessages; n++) {
+      g.next();
     }
-    long[] clock = {34_200_000_000_000L - 1_800_000_000_000L}; // 09:00, pre-market
-    out.system(clock[0], 'O');
-    for (int i = 0; i < instruments; i++) {
-      out.directory(i + 1, clock[0] += 1000, symbol(i), rnd);
-      out.tradingAction(i + 1, clock[0] += 1000, symbol(i));
-      if (rnd.nextInt(20) == 0) {
-        out.regSho(i + 1, clock[0] += 1000, symbol(i));
-      }
-    }
-    out.misc('V', 0, clock[0] += 1000);
-    out.participant(1, clock[0] += 1000, symbol(0));
-    out.misc('K', 1, clock[0] += 1000);
-    out.misc('J', 1, clock[0] += 1000);
-    out.misc('N', 1, clock[0] += 1000);
-    out.system(clock[0] = 34_200_000_000_000L - 60_000_000_000L, 'S');
-    out.system(clock[0] = 34_200_000_000_000L, 'Q');
+    g.close();
+    return g.out.bytes();
+  }
 
+  /** One generation in progress: the output, the random stream, the stocks' books and the session clock. */
+  private final class Session {
+    final Out out = new Out(Math.max(1024, (long) bookMessages * 38 + (long) instruments * 120));
+    final SplittableRandom rnd = new SplittableRandom(seed);
+    final double[] cumulative = zipf(rnd, instruments, ZIPF_EXPONENT);
+    final Stock[] stocks = new Stock[instruments];
+    long clock;
     long nextRef = 1;
     long match = 1;
-    boolean burst = false;
-    for (int n = 0; n < bookMessages; n++) {
+    boolean burst;
+
+    Session() {
+      for (int i = 0; i < instruments; i++) {
+        stocks[i] = new Stock();
+        stocks[i].mid = (int) Math.round(Math.exp(Math.log(500) + rnd.nextDouble() * Math.log(100))); // $5..$500
+      }
+    }
+
+    /** The pre-market: the directory, trading states and the other session messages, then the open. */
+    void open() {
+      clock = 34_200_000_000_000L - 1_800_000_000_000L; // 09:00, pre-market
+      out.system(clock, 'O');
+      for (int i = 0; i < instruments; i++) {
+        out.directory(i + 1, clock += 1000, symbol(i), rnd);
+        out.tradingAction(i + 1, clock += 1000, symbol(i));
+        if (rnd.nextInt(20) == 0) {
+          out.regSho(i + 1, clock += 1000, symbol(i));
+        }
+      }
+      out.misc('V', 0, clock += 1000);
+      out.participant(1, clock += 1000, symbol(0));
+      out.misc('K', 1, clock += 1000);
+      out.misc('J', 1, clock += 1000);
+      out.misc('N', 1, clock += 1000);
+      out.system(clock = 34_200_000_000_000L - 60_000_000_000L, 'S');
+      out.system(clock = 34_200_000_000_000L, 'Q');
+    }
+
+    /** The next book message, on an instrument drawn by activity. */
+    void next() {
       // Arrivals: Poisson at 150k msg/s, 15x faster in bursts that start and end at random.
       double rate = burst ? 2_250_000.0 : 150_000.0;
-      clock[0] += Math.max(1, (long) (-Math.log(1 - rnd.nextDouble()) / rate * 1e9));
+      clock += Math.max(1, (long) (-Math.log(1 - rnd.nextDouble()) / rate * 1e9));
       if (burst ? rnd.nextInt(400) == 0 : rnd.nextInt(5000) == 0) {
         burst = !burst;
       }
       if (rnd.nextInt(20_000) == 0) {
-        out.misc("WhBIO".charAt(rnd.nextInt(5)), 1 + rnd.nextInt(instruments), clock[0]);
+        out.misc("WhBIO".charAt(rnd.nextInt(5)), 1 + rnd.nextInt(instruments), clock);
       }
       int inst = pick(cumulative, rnd.nextDouble());
-      int locate = inst + 1;
       Stock s = stocks[inst];
       if (rnd.nextInt(16) == 0) {
         s.mid = Math.max(10, s.mid + (rnd.nextBoolean() ? 1 : -1));
@@ -116,72 +135,93 @@ record ItchGenerator(long seed, int instruments, int bookMessages, int maxLiveOr
       double u = rnd.nextDouble();
       boolean full = s.live.size() >= maxLiveOrders;
       if (s.live.isEmpty() || (u < 0.46 && !full)) {
-        int side = rnd.nextBoolean() ? 1 : -1;
-        int ticks = quoteTicks(s, side, rnd);
-        int shares = size(rnd);
-        Order o = new Order(nextRef++, side, ticks, shares);
-        s.live.add(o);
-        s.levels(side).merge(ticks, 1, Integer::sum);
-        if (rnd.nextInt(10) == 0) {
-          int firm = rnd.nextInt(5);
-          out.addMpid(locate, clock[0], o.ref, side, shares, symbol(inst), ticks * TICK,
-              "GSCOMSCOJPMSUBSCCITD".substring(4 * firm, 4 * firm + 4));
-        } else {
-          out.add(locate, clock[0], o.ref, side, shares, symbol(inst), ticks * TICK);
-        }
+        add(s, inst);
       } else if (u < 0.78 || full) {
-        int k = rnd.nextInt(s.live.size());
-        Order o = s.live.get(k);
-        if (o.shares > 1 && rnd.nextInt(5) == 0) {
-          int c = 1 + rnd.nextInt(o.shares - 1);
-          o.shares -= c;
-          out.cancel(locate, clock[0], o.ref, c);
-        } else {
-          remove(s, k);
-          out.delete(locate, clock[0], o.ref);
-        }
+        cancelOrDelete(s, inst + 1);
       } else if (u < 0.88) {
-        int k = rnd.nextInt(s.live.size());
-        Order o = s.live.get(k);
-        remove(s, k);
-        int ticks = quoteTicks(s, o.side, rnd);
-        int shares = size(rnd);
-        Order r = new Order(nextRef++, o.side, ticks, shares);
-        s.live.add(r);
-        s.levels(o.side).merge(ticks, 1, Integer::sum);
-        out.replace(locate, clock[0], o.ref, r.ref, shares, ticks * TICK);
+        replace(s, inst + 1);
       } else if (u < 0.97) {
-        int side = rnd.nextBoolean() ? 1 : -1;
-        int k = best(s, side);
-        if (k < 0) {
-          k = best(s, -side);
-        }
-        Order o = s.live.get(k);
-        int x = Math.min(o.shares, size(rnd));
-        if (rnd.nextInt(5) == 0) {
-          out.executedWithPrice(locate, clock[0], o.ref, x, match++, (o.ticks + rnd.nextInt(3) - 1) * TICK);
-        } else {
-          out.executed(locate, clock[0], o.ref, x, match++);
-        }
-        o.shares -= x;
-        if (o.shares == 0) {
-          remove(s, k);
-        }
+        execute(s, inst + 1);
       } else {
         int side = rnd.nextBoolean() ? 1 : -1;
-        out.trade(locate, clock[0], side, size(rnd), symbol(inst), (s.mid + rnd.nextInt(3) - 1) * TICK, match++);
+        out.trade(inst + 1, clock, side, size(rnd), symbol(inst), (s.mid + rnd.nextInt(3) - 1) * TICK, match++);
       }
     }
-    out.cross(1, clock[0] += 1000, symbol(0), match++);
-    out.misc('I', 1, clock[0] += 1000);
-    out.misc('B', 1, clock[0] += 1000);
-    out.misc('O', 1, clock[0] += 1000);
-    out.misc('W', 0, clock[0] += 1000);
-    out.misc('h', 1, clock[0] += 1000);
-    out.system(clock[0] += 1000, 'M');
-    out.system(clock[0] += 1000, 'E');
-    out.system(clock[0] += 1000, 'C');
-    return out.bytes();
+
+    private void add(Stock s, int inst) {
+      int locate = inst + 1;
+      int side = rnd.nextBoolean() ? 1 : -1;
+      int ticks = quoteTicks(s, side, rnd);
+      int shares = size(rnd);
+      Order o = new Order(nextRef++, side, ticks, shares);
+      s.live.add(o);
+      s.levels(side).merge(ticks, 1, Integer::sum);
+      if (rnd.nextInt(10) == 0) {
+        int firm = rnd.nextInt(5);
+        out.addMpid(locate, clock, o.ref, side, shares, symbol(inst), ticks * TICK,
+            "GSCOMSCOJPMSUBSCCITD".substring(4 * firm, 4 * firm + 4));
+      } else {
+        out.add(locate, clock, o.ref, side, shares, symbol(inst), ticks * TICK);
+      }
+    }
+
+    private void cancelOrDelete(Stock s, int locate) {
+      int k = rnd.nextInt(s.live.size());
+      Order o = s.live.get(k);
+      if (o.shares > 1 && rnd.nextInt(5) == 0) {
+        int c = 1 + rnd.nextInt(o.shares - 1);
+        o.shares -= c;
+        out.cancel(locate, clock, o.ref, c);
+      } else {
+        remove(s, k);
+        out.delete(locate, clock, o.ref);
+      }
+    }
+
+    private void replace(Stock s, int locate) {
+      int k = rnd.nextInt(s.live.size());
+      Order o = s.live.get(k);
+      remove(s, k);
+      int ticks = quoteTicks(s, o.side, rnd);
+      int shares = size(rnd);
+      Order r = new Order(nextRef++, o.side, ticks, shares);
+      s.live.add(r);
+      s.levels(o.side).merge(ticks, 1, Integer::sum);
+      out.replace(locate, clock, o.ref, r.ref, shares, ticks * TICK);
+    }
+
+    /** Executes part of the best order of a random side (the other side where that one is empty). */
+    private void execute(Stock s, int locate) {
+      int side = rnd.nextBoolean() ? 1 : -1;
+      int k = best(s, side);
+      if (k < 0) {
+        k = best(s, -side);
+      }
+      Order o = s.live.get(k);
+      int x = Math.min(o.shares, size(rnd));
+      if (rnd.nextInt(5) == 0) {
+        out.executedWithPrice(locate, clock, o.ref, x, match++, (o.ticks + rnd.nextInt(3) - 1) * TICK);
+      } else {
+        out.executed(locate, clock, o.ref, x, match++);
+      }
+      o.shares -= x;
+      if (o.shares == 0) {
+        remove(s, k);
+      }
+    }
+
+    /** The closing cross and the end-of-session messages. */
+    void close() {
+      out.cross(1, clock += 1000, symbol(0), match++);
+      out.misc('I', 1, clock += 1000);
+      out.misc('B', 1, clock += 1000);
+      out.misc('O', 1, clock += 1000);
+      out.misc('W', 0, clock += 1000);
+      out.misc('h', 1, clock += 1000);
+      out.system(clock += 1000, 'M');
+      out.system(clock += 1000, 'E');
+      out.system(clock += 1000, 'C');
+    }
   }
 
   private int quoteTicks(Stock s, int side, SplittableRandom rnd) {

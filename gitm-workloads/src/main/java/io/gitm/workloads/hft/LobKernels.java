@@ -6,6 +6,7 @@ import static io.gitm.workloads.hft.LobLayout.HID;
 import static io.gitm.workloads.hft.LobLayout.IN;
 import static io.gitm.workloads.hft.LobLayout.STATE;
 import static io.gitm.workloads.hft.LobLayout.TOP;
+import static io.gitm.workloads.kit.WorkModels.i;
 
 import io.gitm.device.DeviceMemory;
 import io.gitm.device.KernelArgs;
@@ -53,10 +54,6 @@ final class LobKernels {
       new KernelDef(BOOK_WARP, LobKernels::bookWarpWork, LobKernels::bookWarp),
       new KernelDef(FEATURES, LobKernels::featuresWork, LobKernels::features),
       new KernelDef(MLP, LobKernels::mlpWork, LobKernels::mlp)));
-
-  private static int i(Object[] a, int k) {
-    return (Integer) a[k];
-  }
 
   // ---- work models: bytes each launch must move through device memory, integer or float operations it does ----
 
@@ -195,8 +192,8 @@ final class LobKernels {
   static Work mlpWork(LaunchConfig c, Object[] a) {
     long rows = i(a, 3);
     // Chain: the feature row (the weights load alongside it), then the signal's store.
-    return new Work(rows * (2.0 * IN * HID + 2.0 * HID + HID + 30), Precision.FP32, rows * 8L * 11 + 4L * LobLayout.WEIGHTS,
-        rows * 4L, 1, 0);
+    return new Work(rows * (2.0 * IN * HID + 2.0 * HID + HID + 30), Precision.FP32,
+        rows * 8L * 11 + 4L * LobLayout.WEIGHTS, rows * 4L, 1, 0);
   }
 
   // ---- emulations ----
@@ -364,249 +361,13 @@ final class LobKernels {
     }
   }
 
-  private static int home(long ref, int logOC) {
-    return (int) ((ref * 0x9E3779B97F4A7C15L) >>> (64 - logOC));
-  }
-
-  /** The order table of one instrument: slot s at base + 16 s (ref, price, signed shares). */
-  private static int find(ByteBuffer t, int base, int logOC, long ref) {
-    int mask = (1 << logOC) - 1;
-    int s = home(ref, logOC);
-    for (int probes = 0; probes <= mask; probes++) {
-      long r = t.getLong(base + 16 * s);
-      if (r == ref) {
-        return s;
-      }
-      if (r == 0) {
-        return -1;
-      }
-      s = (s + 1) & mask;
-    }
-    return -1;
-  }
-
-  private static void erase(ByteBuffer t, int base, int logOC, int j) {
-    int mask = (1 << logOC) - 1;
-    for (;;) {
-      t.putLong(base + 16 * j, 0);
-      t.putLong(base + 16 * j + 8, 0);
-      int k = j;
-      boolean moved = false;
-      for (;;) {
-        k = (k + 1) & mask;
-        long r = t.getLong(base + 16 * k);
-        if (r == 0) {
-          return;
-        }
-        int h = home(r, logOC);
-        boolean stays = j <= k ? (h > j && h <= k) : (h > j || h <= k);
-        if (!stays) {
-          t.putLong(base + 16 * j, r);
-          t.putLong(base + 16 * j + 8, t.getLong(base + 16 * k + 8));
-          j = k;
-          moved = true;
-          break;
-        }
-      }
-      if (!moved) {
-        return;
-      }
-    }
-  }
-
-  /** Sorted levels of one side at byte offset {@code base}: (price, qty) pairs; returns error bits. */
-  private static int levelAdd(ByteBuffer lv, int base, int[] count, int sideIdx, int cap, int side, int price,
-      int delta) {
-    int c = count[sideIdx];
-    int p = 0;
-    if (side == 0) {
-      while (p < c && lv.getInt(base + 8 * p) > price) {
-        p++;
-      }
-    } else {
-      while (p < c && lv.getInt(base + 8 * p) < price) {
-        p++;
-      }
-    }
-    if (p < c && lv.getInt(base + 8 * p) == price) {
-      long q = (long) lv.getInt(base + 8 * p + 4) + delta;
-      if (q > Integer.MAX_VALUE) {
-        return LobLayout.ERR_OVERFLOW;
-      }
-      if (q < 0) {
-        return LobLayout.ERR_INCONSISTENT;
-      }
-      if (q == 0) {
-        for (int u = p; u < c - 1; u++) {
-          lv.putInt(base + 8 * u, lv.getInt(base + 8 * u + 8));
-          lv.putInt(base + 8 * u + 4, lv.getInt(base + 8 * u + 12));
-        }
-        count[sideIdx] = c - 1;
-      } else {
-        lv.putInt(base + 8 * p + 4, (int) q);
-      }
-      return 0;
-    }
-    if (delta < 0) {
-      return LobLayout.ERR_INCONSISTENT;
-    }
-    if (delta == 0) {
-      return 0;
-    }
-    if (c == cap) {
-      return LobLayout.ERR_LEVELS_FULL;
-    }
-    for (int u = c; u > p; u--) {
-      lv.putInt(base + 8 * u, lv.getInt(base + 8 * u - 8));
-      lv.putInt(base + 8 * u + 4, lv.getInt(base + 8 * u - 4));
-    }
-    lv.putInt(base + 8 * p, price);
-    lv.putInt(base + 8 * p + 4, delta);
-    count[sideIdx] = c + 1;
-    return 0;
-  }
-
   static void book(LaunchConfig c, KernelArgs a) {
-    book(a, Math.min(a.i32(11), threads(c)));
+    LobBook.run(a, Math.min(a.i32(11), threads(c)));
   }
 
   /** The warp variant: 32 threads per instrument, the same effect on memory. */
   static void bookWarp(LaunchConfig c, KernelArgs a) {
-    book(a, Math.min(a.i32(11), threads(c) / 32));
-  }
-
-  /** The book update of instruments 0 .. limit-1. */
-  private static void book(KernelArgs a, int limit) {
-    ByteBuffer dec = a.memory(0);
-    ByteBuffer perm = a.memory(1);
-    ByteBuffer starts = a.memory(2);
-    ByteBuffer totals = a.memory(3);
-    ByteBuffer ord = a.memory(4);
-    ByteBuffer lv = a.memory(5);
-    ByteBuffer nlv = a.memory(6);
-    ByteBuffer live = a.memory(7);
-    ByteBuffer err = a.memory(8);
-    ByteBuffer top = a.memory(9);
-    ByteBuffer feat = a.memory(10);
-    int n = a.i32(11);
-    int k = a.i32(12);
-    int logOC = a.i32(13);
-    int cap = a.i32(14);
-    int oc = 1 << logOC;
-    int[] nl = new int[2];
-    for (int i = 0; i < limit; i++) {
-      int t = i * oc * 16;
-      int[] lbase = {(2 * i) * cap * 8, (2 * i + 1) * cap * 8};
-      nl[0] = nlv.getInt(8 * i);
-      nl[1] = nlv.getInt(8 * i + 4);
-      int lc = live.getInt(4 * i);
-      int e = err.getInt(4 * i);
-      long tv = 0;
-      int msgs = 0;
-      int unk = 0;
-      int cur = 0;
-      int b = starts.getInt(4 * i);
-      int cnt = totals.getInt(4 * i);
-      for (int q = 0; q <= cnt; q++) {
-        int sub = k;
-        int d = 0;
-        if (q < cnt) {
-          d = perm.getInt(4 * (b + q)) * DEC * 4;
-          sub = dec.getInt(d + 12);
-        }
-        while (cur < sub) {
-          int o = (cur * n + i) * TOP * 4;
-          for (int l = 0; l < 10; l++) {
-            top.putInt(o + 8 * l, l < nl[0] ? lv.getInt(lbase[0] + 8 * l) : 0);
-            top.putInt(o + 8 * l + 4, l < nl[0] ? lv.getInt(lbase[0] + 8 * l + 4) : 0);
-            top.putInt(o + 80 + 8 * l, l < nl[1] ? lv.getInt(lbase[1] + 8 * l) : 0);
-            top.putInt(o + 84 + 8 * l, l < nl[1] ? lv.getInt(lbase[1] + 8 * l + 4) : 0);
-          }
-          int f = (cur * n + i) * FEAT * 8;
-          feat.putLong(f + 8 * LobLayout.TRADE_VOLUME, tv);
-          feat.putLong(f + 8 * LobLayout.MESSAGES, msgs);
-          feat.putLong(f + 8 * LobLayout.UNKNOWN_REFS, unk);
-          feat.putLong(f + 8 * LobLayout.LIVE_ORDERS, lc);
-          feat.putLong(f + 8 * LobLayout.ERRORS, e);
-          tv = 0;
-          msgs = 0;
-          unk = 0;
-          cur++;
-        }
-        if (q == cnt) {
-          break;
-        }
-        msgs++;
-        int type = dec.getInt(d + 4);
-        int shares = dec.getInt(d + 16);
-        int price = dec.getInt(d + 20);
-        long ref = dec.getLong(d + 24);
-        if (type == 'P') {
-          tv += shares;
-          continue;
-        }
-        int s = find(ord, t, logOC, ref);
-        int side = dec.getInt(d + 8) > 0 ? 0 : 1;
-        boolean add = type == 'A' || type == 'F';
-        if (add) {
-          if (s >= 0) {
-            e |= LobLayout.ERR_DUPLICATE;
-            continue;
-          }
-        } else if (s < 0) {
-          unk++;
-          continue;
-        }
-        if (!add) {
-          int signedQty = ord.getInt(t + 16 * s + 12);
-          int op = ord.getInt(t + 16 * s + 8);
-          int oside = signedQty > 0 ? 0 : 1;
-          int rem = signedQty > 0 ? signedQty : -signedQty;
-          int x = rem;
-          if (type == 'E' || type == 'C' || type == 'X') {
-            x = Math.min(shares, rem);
-          }
-          if (type == 'E' || type == 'C') {
-            tv += x;
-          }
-          e |= levelAdd(lv, lbase[oside], nl, oside, cap, oside, op, -x);
-          rem -= x;
-          if (rem == 0) {
-            erase(ord, t, logOC, s);
-            lc--;
-          } else {
-            ord.putInt(t + 16 * s + 12, oside == 0 ? rem : -rem);
-          }
-          if (type != 'U') {
-            continue;
-          }
-          side = oside;
-          ref = dec.getLong(d + 32);
-          if (find(ord, t, logOC, ref) >= 0) {
-            e |= LobLayout.ERR_DUPLICATE;
-            continue;
-          }
-        }
-        if (lc >= oc - 1) {
-          e |= LobLayout.ERR_ORDERS_FULL;
-          continue;
-        }
-        int mask = oc - 1;
-        int p = home(ref, logOC);
-        while (ord.getLong(t + 16 * p) != 0) {
-          p = (p + 1) & mask;
-        }
-        ord.putLong(t + 16 * p, ref);
-        ord.putInt(t + 16 * p + 8, price);
-        ord.putInt(t + 16 * p + 12, side == 0 ? shares : -shares);
-        lc++;
-        e |= levelAdd(lv, lbase[side], nl, side, cap, side, price, shares);
-      }
-      nlv.putInt(8 * i, nl[0]);
-      nlv.putInt(8 * i + 4, nl[1]);
-      live.putInt(4 * i, lc);
-      err.putInt(4 * i, e);
-    }
+    LobBook.run(a, Math.min(a.i32(11), threads(c) / 32));
   }
 
   static void features(LaunchConfig c, KernelArgs a) {

@@ -1,7 +1,6 @@
 package io.gitm.workloads.hft;
 
 import static io.gitm.workloads.hft.LobLayout.FEAT;
-import static io.gitm.workloads.hft.LobLayout.STATE;
 import static io.gitm.workloads.hft.LobLayout.TOP;
 
 import io.gitm.api.Ticker;
@@ -13,16 +12,16 @@ import io.gitm.device.HostMemory;
 import io.gitm.device.HostMemoryKind;
 import io.gitm.device.Kernel;
 import io.gitm.device.LaunchConfig;
-import io.gitm.device.MathMode;
 import io.gitm.device.Module;
 import io.gitm.device.Stream;
 import io.gitm.trace.Dim3;
 import io.gitm.trace.Work;
-import io.gitm.workload.ExecutionConfig.Allocation;
 import io.gitm.workload.ExecutionConfig;
+import io.gitm.workload.ExecutionConfig.Allocation;
 import io.gitm.workload.IterationResult;
 import io.gitm.workload.OutputDigest;
 import io.gitm.workload.Workload;
+import io.gitm.workloads.kit.Closer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;
@@ -72,7 +71,7 @@ final class LobSession implements Workload.Session {
   /** The latency-critical stream (book, features, signal), or null where a batch runs on one stream. */
   private Stream signalStream;
   private final Slot[] slots;
-  private State state;
+  private LobState state;
   private final DeviceMemory weights;
   private final ArrayDeque<Pending> inflight = new ArrayDeque<>();
   private final LobDigest digest;
@@ -87,50 +86,7 @@ final class LobSession implements Workload.Session {
 
   /** Rejects configurations this workload cannot honour, with the reason. */
   static void check(ExecutionConfig c) {
-    for (Map.Entry<String, String> v : c.kernelVariants().entrySet()) {
-      if (!v.getKey().equals(LobKernels.BOOK_FAMILY)) {
-        throw new IllegalArgumentException("hft-lob has kernel variants for " + LobKernels.BOOK_FAMILY + " only, got '"
-            + v.getKey() + "'");
-      }
-      if (!LobKernels.BOOK_VARIANTS.contains(v.getValue())) {
-        throw new IllegalArgumentException("hft-lob: " + LobKernels.BOOK_FAMILY + " variant '" + v.getValue()
-            + "' unknown: use one of " + LobKernels.BOOK_VARIANTS);
-      }
-    }
-    if (c.mathMode() != MathMode.DEFAULT) {
-      throw new IllegalArgumentException("hft-lob does no GEMMs: math mode must be DEFAULT, got " + c.mathMode());
-    }
-    if (c.warmup()) {
-      throw new IllegalArgumentException("hft-lob does not offer a warm-up: the gate discards a warm-up block per"
-          + " arm, so an untimed batch at open could not change a measured block");
-    }
-    if (c.latencyStreamPriority() != 0 && (c.streams() < 2 || c.graphCapture())) {
-      throw new IllegalArgumentException("hft-lob: a latency stream priority needs streams > 1 without graph capture"
-          + " (only there the signal stream runs beside bulk streams), got streams " + c.streams()
-          + (c.graphCapture() ? " with graph capture" : ""));
-    }
-    if (c.l2PersistBytes() > 0 && c.streams() < 2 && !c.copyComputeOverlap() && !c.graphCapture()) {
-      throw new IllegalArgumentException("hft-lob: an L2 window is set on the job's own streams, and this"
-          + " configuration runs on the legacy default stream (use streams > 1, copy/compute overlap or graph capture)");
-    }
-    if (c.copyComputeOverlap() && !c.asyncCopies()) {
-      throw new IllegalArgumentException("hft-lob: copyComputeOverlap needs asyncCopies (synchronous copies cannot"
-          + " run on a copy stream)");
-    }
-    if (c.graphCapture()) {
-      if (c.allocation() != Allocation.PREALLOCATED) {
-        throw new IllegalArgumentException("hft-lob: graphCapture needs PREALLOCATED allocation (a graph replays"
-            + " fixed buffers), got " + c.allocation());
-      }
-      if (!c.asyncCopies() || c.hostMemory() != HostMemoryKind.PINNED) {
-        throw new IllegalArgumentException("hft-lob: graphCapture needs asyncCopies from PINNED host memory (a graph"
-            + " holds the batch's copies)");
-      }
-      if (c.copyComputeOverlap()) {
-        throw new IllegalArgumentException("hft-lob: graphCapture and copyComputeOverlap cannot be combined (a graph"
-            + " holds one batch's copies and kernels on one stream)");
-      }
-    }
+    LobConfigs.check(c);
   }
 
   LobSession(Device device, ExecutionConfig cfg, HftLobWorkload.Params params, ItchFile file) {
@@ -171,36 +127,16 @@ final class LobSession implements Workload.Session {
     List<Slot> made = new ArrayList<>();
     try {
       m = device.load(LobKernels.MODULE);
-      kernels = new Kernel[LobKernels.ORDER.size()];
-      for (int q = 0; q < kernels.length; q++) {
-        String entry = LobKernels.ORDER.get(q);
-        kernels[q] = m.kernel(entry.equals(LobKernels.BOOK) && warpBook ? LobKernels.BOOK_WARP : entry);
-        if (cfg.sharedCarveoutPercent() >= 0) {
-          kernels[q].setPreferredSharedCarveout(cfg.sharedCarveoutPercent());
-        }
-      }
+      kernels = kernels(m, cfg, warpBook);
       block = blockSize(device, cfg, kernels);
       maxChunks = (maxMessages + block - 1) / block;
       // The legacy default stream serves the plain configuration only: it cannot be captured into a graph.
       ownDefault = cfg.streams() > 1 || cfg.copyComputeOverlap() || cfg.graphCapture();
-      if (ownDefault) {
-        if (cfg.streams() > 1 && !cfg.graphCapture()) {
-          signalStream = device.createStream(cfg.latencyStreamPriority());
-        }
-        for (int s = 0; s < cfg.streams(); s++) {
-          computeStreams.add(device.createStream(0));
-          if (cfg.copyComputeOverlap()) {
-            copyInStreams.add(device.createStream(0));
-            copyOutStreams.add(device.createStream(0));
-          }
-        }
-      } else {
-        computeStreams.add(device.defaultStream());
-      }
+      openStreams();
       if (cfg.allocation() == Allocation.POOL) {
         device.defaultPool().setReleaseThreshold(cfg.poolReleaseThresholdBytes());
       }
-      state = new State();
+      state = new LobState(device, computeStreams.getFirst(), n, params);
       w = device.malloc(4L * LobLayout.WEIGHTS);
       try (HostMemory h = device.allocHost(4L * LobLayout.WEIGHTS, HostMemoryKind.PAGEABLE)) {
         ByteBuffer b = h.buffer();
@@ -242,6 +178,40 @@ final class LobSession implements Workload.Session {
     this.slots = made.toArray(new Slot[0]);
   }
 
+  /** The pipeline's kernels in launch order, the book in its configured variant, with the configured carve-out. */
+  private static Kernel[] kernels(Module m, ExecutionConfig cfg, boolean warpBook) {
+    Kernel[] kernels = new Kernel[LobKernels.ORDER.size()];
+    for (int q = 0; q < kernels.length; q++) {
+      String entry = LobKernels.ORDER.get(q);
+      kernels[q] = m.kernel(entry.equals(LobKernels.BOOK) && warpBook ? LobKernels.BOOK_WARP : entry);
+      if (cfg.sharedCarveoutPercent() >= 0) {
+        kernels[q].setPreferredSharedCarveout(cfg.sharedCarveoutPercent());
+      }
+    }
+    return kernels;
+  }
+
+  /**
+   * The signal stream and the compute streams (with their copy streams under overlap), or the legacy default
+   * stream alone in the plain configuration.
+   */
+  private void openStreams() {
+    if (!ownDefault) {
+      computeStreams.add(device.defaultStream());
+      return;
+    }
+    if (cfg.streams() > 1 && !cfg.graphCapture()) {
+      signalStream = device.createStream(cfg.latencyStreamPriority());
+    }
+    for (int s = 0; s < cfg.streams(); s++) {
+      computeStreams.add(device.createStream(0));
+      if (cfg.copyComputeOverlap()) {
+        copyInStreams.add(device.createStream(0));
+        copyOutStreams.add(device.createStream(0));
+      }
+    }
+  }
+
   /**
    * The threads per block: the configured size, the default, or for {@link ExecutionConfig#OCCUPANCY_BLOCK_SIZE} the
    * smallest of the occupancy API's suggestions for its kernels (one size serves them all, and the routing chunk).
@@ -268,50 +238,6 @@ final class LobSession implements Workload.Session {
       throw new IllegalArgumentException("hft-lob: batch too large for one buffer (" + v + " bytes)");
     }
     return (int) a;
-  }
-
-  /** Persistent book and feature state. */
-  private final class State implements AutoCloseable {
-    final DeviceMemory ord;
-    final DeviceMemory lv;
-    final DeviceMemory nlv;
-    final DeviceMemory live;
-    final DeviceMemory err;
-    final DeviceMemory fstate;
-    private final List<DeviceMemory> all = new ArrayList<>();
-
-    State() {
-      boolean ok = false;
-      try {
-        ord = zeroed((long) n * (1L << params.logOrderSlots()) * 16);
-        lv = zeroed((long) n * 2 * params.levels() * 8);
-        nlv = zeroed(8L * n);
-        live = zeroed(4L * n);
-        err = zeroed(4L * n);
-        fstate = zeroed(8L * STATE * n);
-        device.synchronize();
-        ok = true;
-      } finally {
-        if (!ok) {
-          close();
-        }
-      }
-    }
-
-    private DeviceMemory zeroed(long bytes) {
-      DeviceMemory d = device.malloc(bytes);
-      all.add(d);
-      device.memsetAsync(d, 0, 0, bytes, computeStreams.getFirst());
-      return d;
-    }
-
-    @Override
-    public void close() {
-      for (DeviceMemory d : all) {
-        d.close();
-      }
-      all.clear();
-    }
   }
 
   /** Per-batch device buffers. */
@@ -418,27 +344,7 @@ final class LobSession implements Workload.Session {
         fixed.free(computeStreams.getFirst());
         fixed = null;
       }
-      RuntimeException first = null;
-      java.util.List<AutoCloseable> all = new java.util.ArrayList<>(
-          java.util.Arrays.asList(hin, hout, h2d, allocated, computed, done, stateReady, routed));
-      all.addAll(java.util.Arrays.asList(marks));
-      for (AutoCloseable c : all) {
-        try {
-          if (c != null) {
-            c.close();
-          }
-        } catch (Exception e) {
-          RuntimeException r = e instanceof RuntimeException re ? re : new IllegalStateException(e);
-          if (first == null) {
-            first = r;
-          } else {
-            first.addSuppressed(r);
-          }
-        }
-      }
-      if (first != null) {
-        throw first;
-      }
+      new Closer().addAll(hin, hout, h2d, allocated, computed, done, stateReady, routed).addAll(marks).close();
     }
   }
 
@@ -482,7 +388,7 @@ final class LobSession implements Workload.Session {
     return new IterationResult(t1 - t0, p.messages(), extras);
   }
 
-  private Pending enqueue(Slot slot, State st, int firstInput, int inputs, boolean record, long t0) {
+  private Pending enqueue(Slot slot, LobState st, int firstInput, int inputs, boolean record, long t0) {
     int from = firstInput * params.batchMessages();
     int to = Math.min(file.count(), (firstInput + inputs) * params.batchMessages());
     int m = to - from;
@@ -492,8 +398,45 @@ final class LobSession implements Workload.Session {
     // behind batch j's output copy.
     Stream xs = cfg.copyComputeOverlap() ? copyInStreams.get(si) : cs;
     Stream ys = cfg.copyComputeOverlap() ? copyOutStreams.get(si) : cs;
+    Input in = stage(slot, from, to, inputs);
+    Batch b = slot.fixed != null ? slot.fixed : new Batch(cs);
+    int chunks = (m + block - 1) / block;
+    Call[] calls = calls(b, st, m, inputs, in.rawBytes(), in.offsetsAt(), in.subAt(), chunks);
+    boolean chained = stateDone != null && computeStreams.size() > 1 && record;
+    if (cfg.graphCapture()) {
+      launchAsGraph(slot, b, calls, cs, in.bytes(), chunks, (long) m << 8 | inputs, inputs, chained, record);
+      return new Pending(slot, b, cs, cs, firstInput, inputs, m, t0, record);
+    }
+    Marks marks = new Marks(slot.marks);
+    copyIn(slot, b, cs, xs, in.bytes(), marks);
+    device.memsetAsync(b.hist, 0, 0, 4L * chunks * n, cs);
+    Stream ks = launchAll(slot, calls, cs, chained, record, marks);
+    if (cfg.asyncCopies()) {
+      if (ys != ks) {
+        slot.computed.record(ks);
+        ys.waitEvent(slot.computed);
+      }
+      marks.record(ys);
+      copyOut(b, slot, inputs, ys, true);
+      marks.record(ys);
+      slot.done.record(ys);
+    } else {
+      slot.computed.record(ks);
+    }
+    return new Pending(slot, b, cs, ys, firstInput, inputs, m, t0, record);
+  }
+
+  /** Where a batch's input lies in its staging buffer, and how many bytes of it the device needs. */
+  private record Input(int rawBytes, int offsetsAt, int subAt, int bytes) {
+  }
+
+  /**
+   * Stages messages {@code from..to} in the slot's host buffer: raw messages back to back, then offsets, then
+   * input-batch starts. A graph needs a fixed layout.
+   */
+  private Input stage(Slot slot, int from, int to, int inputs) {
     boolean graph = cfg.graphCapture();
-    // Input: raw messages back to back, then offsets, then input-batch starts. A graph needs a fixed layout.
+    int m = to - from;
     ByteBuffer in = slot.hin.buffer();
     byte[] raw = file.messages();
     int rawFrom = file.offsets()[from];
@@ -509,50 +452,50 @@ final class LobSession implements Workload.Session {
     for (int s = 0; s <= inputs; s++) {
       in.putInt(subAt + 4 * s, Math.min(m, s * params.batchMessages()));
     }
-    Batch b = slot.fixed != null ? slot.fixed : new Batch(cs);
-    int chunks = (m + block - 1) / block;
-    Call[] calls = calls(b, st, m, inputs, rawBytes, offsetsAt, subAt, chunks);
-    boolean chained = stateDone != null && computeStreams.size() > 1 && record;
-    if (graph) {
-      long key = ((long) m << 8) | inputs;
-      if (slot.graph == null || slot.graphKey != key) {
-        if (slot.graph != null) {
-          slot.graph.close();
-        }
-        device.beginCapture(cs);
-        device.copyAsync(b.in, 0, slot.hin, 0, inBytes, cs);
-        device.memsetAsync(b.hist, 0, 0, 4L * chunks * n, cs);
-        for (Call c : calls) {
-          device.launch(c.kernel, c.launch, cs, c.args);
-        }
-        copyOut(b, slot, inputs, cs, true);
-        slot.graph = device.endCapture(cs);
-        slot.graphKey = key;
+    return new Input(rawBytes, offsetsAt, subAt, inBytes);
+  }
+
+  /**
+   * Launches the batch as the slot's graph, captured again when its shape ({@code key}: messages and input batches)
+   * differs from the last one's.
+   */
+  private void launchAsGraph(Slot slot, Batch b, Call[] calls, Stream cs, int inBytes, int chunks, long key,
+      int inputs, boolean chained, boolean record) {
+    if (slot.graph == null || slot.graphKey != key) {
+      if (slot.graph != null) {
+        slot.graph.close();
       }
-      if (chained) {
-        cs.waitEvent(stateDone);
+      device.beginCapture(cs);
+      device.copyAsync(b.in, 0, slot.hin, 0, inBytes, cs);
+      device.memsetAsync(b.hist, 0, 0, 4L * chunks * n, cs);
+      for (Call c : calls) {
+        device.launch(c.kernel, c.launch, cs, c.args);
       }
-      device.launchGraph(slot.graph, cs);
-      slot.done.record(cs);
-      if (record) {
-        stateDone = slot.done;
-      }
-      return new Pending(slot, b, cs, cs, firstInput, inputs, m, t0, record);
+      copyOut(b, slot, inputs, cs, true);
+      slot.graph = device.endCapture(cs);
+      slot.graphKey = key;
     }
-    int mark = 0;
+    if (chained) {
+      cs.waitEvent(stateDone);
+    }
+    device.launchGraph(slot.graph, cs);
+    slot.done.record(cs);
+    if (record) {
+      stateDone = slot.done;
+    }
+  }
+
+  /** The batch's input copy, on {@code xs}; the compute stream {@code cs} waits for it. */
+  private void copyIn(Slot slot, Batch b, Stream cs, Stream xs, int inBytes, Marks marks) {
     if (cfg.allocation() == Allocation.POOL && xs != cs) {
       // Pool memory is allocated in cs's order; the copy stream may touch it only after that point.
       slot.allocated.record(cs);
       xs.waitEvent(slot.allocated);
     }
     if (cfg.asyncCopies()) {
-      if (profile) {
-        slot.marks[mark++].record(xs);
-      }
+      marks.record(xs);
       device.copyAsync(b.in, 0, slot.hin, 0, inBytes, xs);
-      if (profile) {
-        slot.marks[mark++].record(xs);
-      }
+      marks.record(xs);
       if (xs != cs) {
         slot.h2d.record(xs);
         cs.waitEvent(slot.h2d);
@@ -566,7 +509,13 @@ final class LobSession implements Workload.Session {
         cs.waitEvent(slot.h2d);
       }
     }
-    device.memsetAsync(b.hist, 0, 0, 4L * chunks * n, cs);
+  }
+
+  /**
+   * Launches the batch's kernels on {@code cs}, the latency-critical ones on the signal stream where there is one,
+   * chained to the previous batch's state; returns the stream the last kernel ran on.
+   */
+  private Stream launchAll(Slot slot, Call[] calls, Stream cs, boolean chained, boolean record, Marks marks) {
     Stream ks = cs;
     for (int q = 0; q < calls.length; q++) {
       if (q == SIGNAL_FROM && signalStream != null) {
@@ -577,43 +526,43 @@ final class LobSession implements Workload.Session {
       if (q == SIGNAL_FROM && chained) {
         ks.waitEvent(stateDone); // the book and feature state of the previous batch
       }
-      if (profile) {
-        slot.marks[mark++].record(ks);
-        if (record) {
-          Work w = calls[q].kernel.def().work().apply(calls[q].launch, calls[q].args);
-          double[] acc = kernelWork.computeIfAbsent(kernels[q].def().entry(), x -> new double[4]);
-          acc[0] += w.flops();
-          acc[1] += w.bytesRead();
-          acc[2] += w.bytesWritten();
-          acc[3] += 1;
-        }
+      marks.record(ks);
+      if (profile && record) {
+        accumulateWork(q, calls[q]);
       }
       device.launch(calls[q].kernel, calls[q].launch, ks, calls[q].args);
-      if (profile) {
-        slot.marks[mark++].record(ks);
-      }
+      marks.record(ks);
       if (q == 6 && record) {
         slot.stateReady.record(ks);
         stateDone = slot.stateReady;
       }
     }
-    if (cfg.asyncCopies()) {
-      if (ys != ks) {
-        slot.computed.record(ks);
-        ys.waitEvent(slot.computed);
-      }
-      if (profile) {
-        slot.marks[mark++].record(ys);
-      }
-      copyOut(b, slot, inputs, ys, true);
-      if (profile) {
-        slot.marks[mark].record(ys);
-      }
-      slot.done.record(ys);
-    } else {
-      slot.computed.record(ks);
+    return ks;
+  }
+
+  private void accumulateWork(int q, Call call) {
+    Work w = call.kernel.def().work().apply(call.launch, call.args);
+    double[] acc = kernelWork.computeIfAbsent(kernels[q].def().entry(), x -> new double[4]);
+    acc[0] += w.flops();
+    acc[1] += w.bytesRead();
+    acc[2] += w.bytesWritten();
+    acc[3] += 1;
+  }
+
+  /** A batch's timing marks of the profiling pass, recorded in order (none outside the pass). */
+  private static final class Marks {
+    private final Event[] marks;
+    private int next;
+
+    Marks(Event[] marks) {
+      this.marks = marks;
     }
-    return new Pending(slot, b, cs, ys, firstInput, inputs, m, t0, record);
+
+    void record(Stream s) {
+      if (marks.length > 0) {
+        marks[next++].record(s);
+      }
+    }
   }
 
   private void copyOut(Batch b, Slot slot, int inputs, Stream s, boolean async) {
@@ -636,7 +585,7 @@ final class LobSession implements Workload.Session {
   private record Call(Kernel kernel, LaunchConfig launch, Object[] args) {
   }
 
-  private Call[] calls(Batch b, State st, int m, int inputs, int rawBytes, int offsetsAt, int subAt, int chunks) {
+  private Call[] calls(Batch b, LobState st, int m, int inputs, int rawBytes, int offsetsAt, int subAt, int chunks) {
     LaunchConfig perMessage = LaunchConfig.cover(m, block);
     LaunchConfig perChunk = new LaunchConfig(Dim3.of(Math.max(1, chunks)), Dim3.of(block), 0);
     LaunchConfig perInstrument = LaunchConfig.cover(n, block);
@@ -647,8 +596,9 @@ final class LobSession implements Workload.Session {
         new Call(kernels[3], new LaunchConfig(Dim3.ONE, Dim3.of(Math.min(1024, block)), 0),
             new Object[] {b.totals, n, b.starts}),
         new Call(kernels[4], perChunk, new Object[] {b.dec, b.hist, b.starts, m, n, b.perm}),
-        new Call(kernels[5], warpBook ? LaunchConfig.cover(32L * n, block) : perInstrument, new Object[] {b.dec, b.perm, b.starts, b.totals, st.ord, st.lv, st.nlv,
-            st.live, st.err, b.top, b.feat, n, inputs, params.logOrderSlots(), params.levels(), m}),
+        new Call(kernels[5], warpBook ? LaunchConfig.cover(32L * n, block) : perInstrument, new Object[] {b.dec,
+            b.perm, b.starts, b.totals, st.ord, st.lv, st.nlv, st.live, st.err, b.top, b.feat, n, inputs,
+            params.logOrderSlots(), params.levels(), m}),
         new Call(kernels[6], perInstrument, new Object[] {b.top, b.feat, st.fstate, n, inputs}),
         new Call(kernels[7], LaunchConfig.cover((long) inputs * n, block), new Object[] {b.feat, weights, b.sig,
             inputs * n})};

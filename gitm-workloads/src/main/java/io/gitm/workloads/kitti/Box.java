@@ -36,7 +36,8 @@ record Box(int cls, float x, float y, float z, float l, float w, float h, float 
     double[] f = footprint();
     boolean behind = false;
     for (int k = 0; k < 8; k++) {
-      double[] p = calib.project(calib.veloToRect(f[2 * (k % 4)], f[2 * (k % 4) + 1], k < 4 ? z - h / 2.0 : z + h / 2.0));
+      double[] p =
+          calib.project(calib.veloToRect(f[2 * (k % 4)], f[2 * (k % 4) + 1], k < 4 ? z - h / 2.0 : z + h / 2.0));
       behind |= p[2] <= 0.1;
       u0 = Math.min(u0, p[0]);
       v0 = Math.min(v0, p[1]);

@@ -29,7 +29,9 @@ record Grid(float xMin, float yMin, float zMin, float xMax, float yMax, float zM
     return nx() * ny();
   }
 
-  /** The cell of a point, or -1 when it is cropped (NaN coordinates are cropped), in float as the kernel computes it. */
+  /**
+   * The cell of a point, or -1 when it is cropped (NaN coordinates are cropped), in float as the kernel computes it.
+   */
   int cell(float x, float y, float z) {
     if (!(x >= xMin && x < xMax && y >= yMin && y < yMax && z >= zMin && z < zMax)) {
       return -1;

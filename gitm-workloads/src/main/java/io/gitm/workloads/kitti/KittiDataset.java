@@ -1,23 +1,21 @@
 package io.gitm.workloads.kitti;
 
+import io.gitm.workloads.kit.PinnedDatasets;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 
 /**
  * Generated frames in KITTI's object-detection layout under a dataset folder ({@code datasets/edge/}):
- * {@code NAME/velodyne/NNNNNN.bin} pinned by {@code NNNNNN.bin.sha256} (one sha256sum line), {@code NAME/label_2/NNNNNN.txt}
- * and {@code NAME/calib/NNNNNN.txt}. A missing frame is generated and pinned; a scan whose hash differs from its
- * manifest is refused.
+ * {@code NAME/velodyne/NNNNNN.bin} pinned by {@code NNNNNN.bin.sha256} (one sha256sum line),
+ * {@code NAME/label_2/NNNNNN.txt} and {@code NAME/calib/NNNNNN.txt}. A missing frame is generated and pinned; a
+ * scan whose hash differs from its manifest is refused.
  */
 final class KittiDataset {
   /** The generator's version, part of the folder name: a change to the generator changes it. */
@@ -85,10 +83,6 @@ final class KittiDataset {
   }
 
   static String sha256(byte[] bytes) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 unavailable", e);
-    }
+    return PinnedDatasets.sha256(bytes);
   }
 }

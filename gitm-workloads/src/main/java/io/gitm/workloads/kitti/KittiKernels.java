@@ -1,11 +1,16 @@
 package io.gitm.workloads.kitti;
 
+import static io.gitm.workloads.kit.WorkModels.f;
+import static io.gitm.workloads.kit.WorkModels.floats;
+import static io.gitm.workloads.kit.WorkModels.fp32;
+import static io.gitm.workloads.kit.WorkModels.i;
+import static io.gitm.workloads.kit.WorkModels.ints;
+
 import io.gitm.device.KernelArgs;
 import io.gitm.device.KernelDef;
 import io.gitm.device.KernelModule;
 import io.gitm.device.LaunchConfig;
 import io.gitm.trace.Dim3;
-import io.gitm.trace.Precision;
 import io.gitm.trace.Work;
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
@@ -80,14 +85,6 @@ final class KittiKernels {
 
   // ---------------------------------------------------------------------------------------------- work models
 
-  private static int i(Object[] a, int k) {
-    return (Integer) a[k];
-  }
-
-  private static Work fp32(double flops, long read, long written) {
-    return new Work(flops, Precision.FP32, read, written);
-  }
-
   /** kitti_assign(pts, cellOf, count, n, xMin, yMin, zMin, xMax, yMax, zMax, pillar, nx, ny). */
   static Work assignWork(LaunchConfig c, Object[] a) {
     long n = i(a, 3);
@@ -101,7 +98,9 @@ final class KittiKernels {
     return fp32(0, 8 * cells, 4 * cells + 8 * p + 4);
   }
 
-  /** kitti_gather(cellOf, pillarOf, pillarStart, fill, idx, n): a point's cell, pillar and offset, its slot's atomic. */
+  /**
+   * kitti_gather(cellOf, pillarOf, pillarStart, fill, idx, n): a point's cell, pillar and offset, its slot's atomic.
+   */
   static Work gatherWork(LaunchConfig c, Object[] a) {
     long n = i(a, 5);
     return fp32(0, 4 * n + 4 * n + 4 * n + 4 * n, 4 * n + 4 * n);
@@ -168,14 +167,6 @@ final class KittiKernels {
   }
 
   // ------------------------------------------------------------------------------------------------ emulations
-
-  private static FloatBuffer f(KernelArgs a, int k) {
-    return a.memory(k).asFloatBuffer();
-  }
-
-  private static IntBuffer ints(KernelArgs a, int k) {
-    return a.memory(k).asIntBuffer();
-  }
 
   static void assign(LaunchConfig c, KernelArgs a) {
     FloatBuffer pts = f(a, 0);
@@ -532,12 +523,5 @@ final class KittiKernels {
       }
     }
     return Arrays.copyOf(kept, nk);
-  }
-
-  private static float[] floats(KernelArgs a, int k) {
-    FloatBuffer b = f(a, k);
-    float[] out = new float[b.remaining()];
-    b.get(out);
-    return out;
   }
 }

@@ -1,7 +1,6 @@
 package io.gitm.workloads.kitti;
 
 import io.gitm.api.Ticker;
-import io.gitm.device.Blas;
 import io.gitm.device.Device;
 import io.gitm.device.DeviceMemory;
 import io.gitm.device.Event;
@@ -17,6 +16,7 @@ import io.gitm.workload.ExecutionConfig.Allocation;
 import io.gitm.workload.IterationResult;
 import io.gitm.workload.OutputDigest;
 import io.gitm.workload.Workload;
+import io.gitm.workloads.kit.Closer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.security.MessageDigest;
@@ -104,8 +104,8 @@ final class KittiSession implements Workload.Session {
           + " or 2, got " + c.streams());
     }
     if (c.streams() == 2 && !c.asyncCopies()) {
-      throw new IllegalArgumentException("kitti: a second stream prefetches the next frame with queued copies: streams=2"
-          + " needs asyncCopies");
+      throw new IllegalArgumentException("kitti: a second stream prefetches the next frame with queued copies:"
+          + " streams=2 needs asyncCopies");
     }
     if (c.l2PersistBytes() != 0 || c.latencyStreamPriority() != 0 || c.sharedCarveoutPercent() != -1) {
       throw new IllegalArgumentException("kitti does not honour an L2 persisting window, a stream priority or a"
@@ -446,8 +446,8 @@ final class KittiSession implements Workload.Session {
     launch(KittiKernels.PILLAR_SORT, KittiKernels.elementwise(pm, KittiKernels.BLOCK), m("fill"), m("pillarStart"),
         m("idx"), pm, p.maxPoints(), capacity);
     launch(KittiKernels.POINTNET, KittiKernels.elementwise((long) pm * c, KittiKernels.BLOCK), pts, m("idx"),
-        m("pillarStart"), m("fill"), m("pillarCell"), params.get(0), params.get(1), params.get(2), m("feat"), pm, p.maxPoints(), c, grid.xMin(),
-        grid.yMin(), grid.pillar(), nx);
+        m("pillarStart"), m("fill"), m("pillarCell"), params.get(0), params.get(1), params.get(2), m("feat"), pm,
+        p.maxPoints(), c, grid.xMin(), grid.yMin(), grid.pillar(), nx);
     launch(KittiKernels.SCATTER_BEV, KittiKernels.elementwise((long) pm * c, KittiKernels.BLOCK), m("feat"),
         m("pillarCell"), m("canvas"), pm, c, cells);
     KittiWeights.Conv[] cv = weights.convs();
@@ -462,8 +462,8 @@ final class KittiSession implements Workload.Session {
         0f, m("head"), n1);
     launch(KittiKernels.BIAS_ACT, KittiKernels.elementwise((long) head.cout() * n1, KittiKernels.BLOCK), m("head"),
         params.get(12), head.cout(), n1, 0);
-    launch(KittiKernels.DECODE, KittiKernels.elementwise((long) n1 * KittiKernels.ANCHORS, KittiKernels.BLOCK), m("head"),
-        m("boxes"), n1, w1, grid.xMin(), grid.yMin(), 2 * grid.pillar());
+    launch(KittiKernels.DECODE, KittiKernels.elementwise((long) n1 * KittiKernels.ANCHORS, KittiKernels.BLOCK),
+        m("head"), m("boxes"), n1, w1, grid.xMin(), grid.yMin(), 2 * grid.pillar());
     launch(KittiKernels.NMS, KittiKernels.oneBlock(), m("boxes"), n1 * KittiKernels.ANCHORS, p.scoreThreshold(),
         p.iouThreshold(), p.maxCandidates(), p.maxDetections(), m("out"));
     if (copyOut) {
@@ -563,40 +563,26 @@ final class KittiSession implements Workload.Session {
   }
 
   private void release() {
-    List<AutoCloseable> all = new ArrayList<>();
+    Closer all = new Closer();
     all.add(() -> device.synchronize());
-    all.addAll(Arrays.asList(graphs));
+    all.addAll(graphs);
     all.addAll(mem.values());
     all.addAll(params);
-    all.addAll(Arrays.asList(staging));
-    all.addAll(Arrays.asList(input));
+    all.addAll(staging);
+    all.addAll(input);
     all.add(outHost);
-    all.addAll(Arrays.asList(copyDone));
-    all.addAll(Arrays.asList(computeDone));
+    all.addAll(copyDone);
+    all.addAll(computeDone);
     all.add(() -> device.synchronize());
     all.add(copyStream);
     if (ownMain) {
       all.add(main);
     }
     all.add(module);
-    RuntimeException first = null;
-    for (AutoCloseable c : all) {
-      try {
-        if (c != null) {
-          c.close();
-        }
-      } catch (Exception e) {
-        RuntimeException r = e instanceof RuntimeException re ? re : new IllegalStateException(e);
-        if (first == null) {
-          first = r;
-        } else {
-          first.addSuppressed(r);
-        }
-      }
-    }
-    mem.clear();
-    if (first != null) {
-      throw first;
+    try {
+      all.close();
+    } finally {
+      mem.clear();
     }
   }
 }

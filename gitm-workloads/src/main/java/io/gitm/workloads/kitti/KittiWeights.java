@@ -22,8 +22,8 @@ record KittiWeights(int channels, float[] pfnW, float[] pfnScale, float[] pfnShi
 
   /**
    * Weights drawn from {@code seed}, each parameter from its own stream: convolutions N(0, 2/fan_in) with biases
-   * N(0, 0.1²); the linear layer N(0, 1/9), its scale 0.2·(1 + N(0, 0.1²)) (coordinates are metres, up to 70), its shift
-   * N(0, 0.1²); the head's box rows N(0, 0.1²/fan_in) with biases 0,
+   * N(0, 0.1²); the linear layer N(0, 1/9), its scale 0.2·(1 + N(0, 0.1²)) (coordinates are metres, up to 70), its
+   * shift N(0, 0.1²); the head's box rows N(0, 0.1²/fan_in) with biases 0,
    * its score rows one N(0, 9/fan_in) row shared by the anchors plus a small fixed per-anchor pattern, biases -2.
    */
   static KittiWeights seeded(int channels, long seed) {

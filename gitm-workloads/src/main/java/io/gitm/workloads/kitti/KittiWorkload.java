@@ -1,14 +1,14 @@
 package io.gitm.workloads.kitti;
 
 import io.gitm.device.Device;
-import io.gitm.trace.DeviceKind;
 import io.gitm.workload.ExecutionConfig;
 import io.gitm.workload.Knob;
 import io.gitm.workload.Workload;
 import io.gitm.workload.WorkloadSpec;
+import io.gitm.workloads.kit.DeviceDefaults;
+import io.gitm.workloads.kit.Settings;
 import java.nio.file.Path;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -85,24 +85,7 @@ public final class KittiWorkload implements Workload {
 
     /** These parameters with {@code spec}'s comma-separated {@code key=value} settings applied. */
     public Params parse(String spec) {
-      Map<String, String> v = new LinkedHashMap<>();
-      for (String part : spec.split(",")) {
-        if (part.isBlank()) {
-          continue;
-        }
-        int eq = part.indexOf('=');
-        if (eq <= 0) {
-          throw new IllegalArgumentException("kitti settings: '" + part.strip() + "' is not key=value");
-        }
-        String key = part.substring(0, eq).strip();
-        if (!KEYS.contains(key)) {
-          throw new IllegalArgumentException("kitti settings: unknown key '" + key + "'; known: " + String.join(", ",
-              KEYS));
-        }
-        if (v.put(key, part.substring(eq + 1).strip()) != null) {
-          throw new IllegalArgumentException("kitti settings: '" + key + "' given twice");
-        }
-      }
+      Map<String, String> v = Settings.pairs(spec, "kitti", KEYS);
       try {
         return new Params(l(v, "seed", seed), l(v, "weightSeed", weightSeed), (int) l(v, "frames", frames),
             (int) l(v, "beams", beams), (int) l(v, "azimuthSteps", azimuthSteps), f(v, "pillar", pillar),
@@ -123,33 +106,20 @@ public final class KittiWorkload implements Workload {
     }
   }
 
-  private final Params params;
-  private final String settings;
+  private final DeviceDefaults<Params> params;
 
   /** The device's defaults, changed by the settings in system property {@value #PROPERTY} when set. */
   public KittiWorkload() {
-    this.params = null;
-    this.settings = System.getProperty(PROPERTY);
-    if (settings != null) {
-      Params.simulated().parse(settings);
-    }
+    this.params = DeviceDefaults.fromProperty(PROPERTY, Params::simulated, Params::h200, Params::parse);
   }
 
   public KittiWorkload(Params params) {
-    if (params == null) {
-      throw new IllegalArgumentException("kitti: params are required");
-    }
-    this.params = params;
-    this.settings = null;
+    this.params = DeviceDefaults.fixed(params, "kitti");
   }
 
   /** The parameters a session on {@code device} runs with. */
   public Params params(Device device) {
-    if (params != null) {
-      return params;
-    }
-    Params base = device.info().kind() == DeviceKind.SIMULATED ? Params.simulated() : Params.h200();
-    return settings == null ? base : base.parse(settings);
+    return params.on(device);
   }
 
   @Override

@@ -78,8 +78,8 @@ record Label(String type, double truncated, int occluded, double alpha, double[]
 
   String line() {
     StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%s %.2f %d %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f"
-        + " %.2f %.2f %.2f %.2f", type, truncated, occluded, alpha, bbox[0], bbox[1], bbox[2], bbox[3], h, w, l, x, y, z,
-        rotationY));
+        + " %.2f %.2f %.2f %.2f", type, truncated, occluded, alpha, bbox[0], bbox[1], bbox[2], bbox[3], h, w, l, x, y,
+        z, rotationY));
     if (!Double.isNaN(score)) {
       b.append(String.format(Locale.ROOT, " %.4f", score));
     }

@@ -1,6 +1,7 @@
 package io.gitm.workloads.kitti;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -9,7 +10,8 @@ import java.util.SplittableRandom;
  * down to -24.8°, 0.17° azimuth steps, 120 m range) over a street: a ground plane, walls along both sides (not
  * labelled), and cars, pedestrians and cyclists as boxes at KITTI's usual sizes and ranges. Each ray keeps its nearest
  * hit (so nearer objects occlude farther ones); ranges get 2 cm noise, 8% of the returns drop out, reflectance depends
- * on the surface and falls with range. A full frame has about 120k points, as KITTI's do. The objects are also given as KITTI labels.
+ * on the surface and falls with range. A full frame has about 120k points, as KITTI's do. The objects are also given
+ * as KITTI labels.
  *
  * @param seed the scene seed (a frame's scene is drawn from the seed and the frame's index)
  * @param beams laser beams (64 for a real scan; fewer for small tests)
@@ -103,7 +105,7 @@ record ScanGenerator(long seed, int beams, int azimuthSteps) {
         labels.add(s.box.label(calib, occlusion(s.box, solids)));
       }
     }
-    return new Frame(new Scan(java.util.Arrays.copyOf(pts, n)), objects, labels);
+    return new Frame(new Scan(Arrays.copyOf(pts, n)), objects, labels);
   }
 
   /** Places {@code count} objects of class {@code cls} on the street, none overlapping another. */
