@@ -9,17 +9,21 @@ import io.gitm.device.DeviceRequest;
 import io.gitm.device.Devices;
 import io.gitm.levers.Setup;
 import io.gitm.report.Report;
+import io.gitm.run.ManagedTarget;
+import io.gitm.run.RunEvents;
 import io.gitm.run.RunLoop;
 import io.gitm.search.Gate;
 import io.gitm.store.RunStore;
 import io.gitm.workload.Workload;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 
 /**
  * The embedded API: optimizes a user's own engine (anything implementing {@link Workload}) the way {@code gitm run}
@@ -45,12 +49,12 @@ public final class Gitm {
    * @param levers when not empty, only these lever ids
    */
   public record Options(String device, Map<String, String> deviceOptions, Path store, Path dataDir,
-      List<String> levers, boolean allowDeviceSettings, RunLoop.Listener listener) {
+      List<String> levers, boolean allowDeviceSettings, RunEvents listener) {
     public Options {
       device = device == null ? "auto" : device;
       deviceOptions = Map.copyOf(deviceOptions == null ? Map.of() : deviceOptions);
       levers = List.copyOf(levers == null ? List.of() : levers);
-      listener = listener == null ? RunLoop.Listener.none() : listener;
+      listener = listener == null ? RunEvents.none() : listener;
     }
 
     public static Options defaults() {
@@ -65,7 +69,7 @@ public final class Gitm {
       return new Options(device, deviceOptions, root, dataDir, levers, allowDeviceSettings, listener);
     }
 
-    public Options withListener(RunLoop.Listener l) {
+    public Options withListener(RunEvents l) {
       return new Options(device, deviceOptions, store, dataDir, levers, allowDeviceSettings, l);
     }
   }
@@ -97,18 +101,19 @@ public final class Gitm {
     try {
       RunStore store = RunStore.open(options.store() != null ? options.store()
           : RunStore.defaultRoot(System.getenv()));
-      Path data = options.dataDir() != null ? options.dataDir()
-          : Path.of(System.getProperty("java.io.tmpdir"), "gitm-data", engine.spec().name().replaceAll("[^A-Za-z0-9._-]", "_"));
+      Path data = options.dataDir() != null ? options.dataDir() : Path.of(System.getProperty("java.io.tmpdir"),
+          "gitm-data", engine.spec().name().replaceAll("[^A-Za-z0-9._-]", "_"));
       Files.createDirectories(data);
       DeviceRequest request = new DeviceRequest(0, null, options.deviceOptions());
       Device device = choice.provider().open(request);
-      RunLoop.Request req = new RunLoop.Request(engine, budget, t, device, choice.provider(), choice.reason(), request,
-          store, data, null, null, 0, 0, Gate.Options.defaults(), options.allowDeviceSettings(), options.levers(),
-          "Gitm.optimize(" + engine.spec().name() + ", " + budget + ", " + t + ")", version());
+      ManagedTarget job = new ManagedTarget(engine, device, choice.provider(), choice.reason(), request, data, 0, 0,
+          options.allowDeviceSettings());
+      RunLoop.Request req = new RunLoop.Request(job, budget, t, store, null, null, Gate.Options.defaults(),
+          options.levers(), "Gitm.optimize(" + engine.spec().name() + ", " + budget + ", " + t + ")", version());
       RunLoop.Result r = RunLoop.run(req, wall, Clock.systemUTC(), options.listener(), RunLoop.Control.none(),
           startedAt);
-      Setup setup = r.outcome() == null ? Setup.shipped() : r.outcome().agent().anchor();
-      List<String> kept = r.outcome() == null ? List.of() : r.outcome().agent().keptLevers();
+      Setup setup = r.search() == null ? Setup.shipped() : r.search().anchor();
+      List<String> kept = r.search() == null ? List.of() : r.search().keptLevers();
       return new Optimization(r.run().id(), r.run().dir(), r.status(), r.gain(), kept, setup,
           r.run().dir().resolve("report.md"));
     } catch (IOException e) {
@@ -128,11 +133,11 @@ public final class Gitm {
 
   /** The build's git commit from {@code io/gitm/build.properties}, written by the build; {@code unknown} without it. */
   static String commit() {
-    try (java.io.InputStream in = Gitm.class.getResourceAsStream("/io/gitm/build.properties")) {
+    try (InputStream in = Gitm.class.getResourceAsStream("/io/gitm/build.properties")) {
       if (in == null) {
         return "unknown";
       }
-      java.util.Properties p = new java.util.Properties();
+      Properties p = new Properties();
       p.load(in);
       String c = p.getProperty("commit", "").strip();
       return c.isEmpty() ? "unknown" : c;

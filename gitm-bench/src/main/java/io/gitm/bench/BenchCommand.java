@@ -54,7 +54,8 @@ public final class BenchCommand implements ExtraCommand {
   List<String> workloads;
 
   @Option(names = "--scenarios", paramLabel = "N", defaultValue = "2",
-      description = "Synthetic scenarios of the search comparison, 0 to 16 (0 leaves it out; default: ${DEFAULT-VALUE}).")
+      description = "Synthetic scenarios of the search comparison, 0 to 16 (0 leaves it out;"
+          + " default: ${DEFAULT-VALUE}).")
   int scenarios;
 
   @Option(names = "--seed", paramLabel = "S", defaultValue = "1", description = "Seed of the synthetic scenarios.")
@@ -94,6 +95,23 @@ public final class BenchCommand implements ExtraCommand {
     md.append("# gitm bench\n\n").append(String.format(Locale.ROOT, "%s, %d CPUs, gitm run --budget %s --target %s"
         + " --device %s per workload\n\n", Instant.now().truncatedTo(ChronoUnit.SECONDS),
         Runtime.getRuntime().availableProcessors(), budget, target, device));
+    boolean failed = workloadTable(chosen, err, md);
+    if (scenarios > 0) {
+      searchTable(err, md);
+    }
+    String table = md.toString();
+    cl.getOut().print(table);
+    cl.getOut().flush();
+    if (out != null) {
+      Path tmp = Files.createTempFile(out.toAbsolutePath().getParent(), ".gitm-bench-", ".tmp");
+      Files.writeString(tmp, table, StandardCharsets.UTF_8);
+      Files.move(tmp, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+    return failed ? 1 : 0;
+  }
+
+  /** The workloads' table: each one run by {@code gitm run --json}; returns whether any run failed. */
+  private boolean workloadTable(List<String> chosen, PrintWriter err, StringBuilder md) {
     md.append("## Workloads: shipped setup against what gitm run finds\n\n")
         .append("| workload | device | shipped | optimized | gain | status | kept | run |\n")
         .append("|---|---|---:|---:|---:|---|---|---|\n");
@@ -117,46 +135,45 @@ public final class BenchCommand implements ExtraCommand {
             firstLine(e.toString())));
         continue;
       }
-      JsonNode doc = JSON.readTree(text.substring(brace < 0 ? 0 : brace + 1));
-      JsonNode b = doc.get("baseline");
-      double shipped = b.get("throughput").asDouble();
-      double gain = doc.has("gain") ? doc.get("gain").asDouble() : 1;
-      List<String> kept = new ArrayList<>();
-      if (doc.has("kept")) {
-        doc.get("kept").forEach(k -> kept.add(k.asString()));
-      }
-      String metric = b.get("metric").asString();
-      md.append(String.format(Locale.ROOT, "| %s | %s | %.4g %s | %.4g %s | %+.1f%% | %s | %s | `%s` |%n", n,
-          doc.get("device").get("name").asString() + " (" + doc.get("device").get("kind").asString() + ")", shipped,
-          metric, shipped * gain, metric, (gain - 1) * 100, doc.get("status").asString().toLowerCase(Locale.ROOT)
-              .replace('_', ' '), kept.isEmpty() ? "nothing" : String.join(", ", kept), doc.get("run").asString()));
+      md.append(row(n, JSON.readTree(text.substring(brace < 0 ? 0 : brace + 1))));
     }
-    if (scenarios > 0) {
-      err.println("bench: search comparison on " + scenarios + " synthetic scenario(s) …");
-      err.flush();
-      md.append("\n## Search: the agent against random search and the exhaustive oracle (synthetic jobs)\n\n")
-          .append("| scenario | levers | target | oracle speedup (trials) | agent speedup (trials) | agent / oracle"
-              + " speedup | agent's trials / oracle's | trials to target: agent, random |\n")
-          .append("|---|---|---:|---:|---:|---:|---:|---|\n");
-      SearchHarness.Settings settings = SearchHarness.Settings.defaults().withSeed(seed);
-      for (int k = 0; k < scenarios; k++) {
-        SearchHarness.Scenario s = SearchHarness.synthetic(k + 1, seed * 1000 + k, k % 2 == 0 ? 0.02 : 0.04);
-        SearchHarness.Comparison c = SearchHarness.compare(s, settings);
-        md.append(String.format(Locale.ROOT, "| %s | %s | %.0f%% | %.3f (%d) | %.3f (%d) | %.1f%% | %.1f%% | %s, %s |%n",
-            s.name(), s.description(), 100 * s.target(), c.oracle().speedup(), c.oracle().trials(),
-            c.agent().speedup(), c.agent().trials(), 100 * c.speedupShare(), 100 * c.trialShare(),
-            reached(c.agent().trialsToTarget()), reached(c.random().trialsToTarget())));
-      }
+    return failed;
+  }
+
+  /** A workload's row from its {@code gitm run --json} document. */
+  private static String row(String workload, JsonNode doc) {
+    JsonNode b = doc.get("baseline");
+    double shipped = b.get("throughput").asDouble();
+    double gain = doc.has("gain") ? doc.get("gain").asDouble() : 1;
+    List<String> kept = new ArrayList<>();
+    if (doc.has("kept")) {
+      doc.get("kept").forEach(k -> kept.add(k.asString()));
     }
-    String table = md.toString();
-    cl.getOut().print(table);
-    cl.getOut().flush();
-    if (out != null) {
-      Path tmp = Files.createTempFile(out.toAbsolutePath().getParent(), ".gitm-bench-", ".tmp");
-      Files.writeString(tmp, table, StandardCharsets.UTF_8);
-      Files.move(tmp, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    String metric = b.get("metric").asString();
+    return String.format(Locale.ROOT, "| %s | %s | %.4g %s | %.4g %s | %+.1f%% | %s | %s | `%s` |%n", workload,
+        doc.get("device").get("name").asString() + " (" + doc.get("device").get("kind").asString() + ")", shipped,
+        metric, shipped * gain, metric, (gain - 1) * 100, doc.get("status").asString().toLowerCase(Locale.ROOT)
+            .replace('_', ' '), kept.isEmpty() ? "nothing" : String.join(", ", kept), doc.get("run").asString());
+  }
+
+  /** The search comparison's table, on {@link #scenarios} seeded synthetic scenarios. */
+  private void searchTable(PrintWriter err, StringBuilder md) {
+    err.println("bench: search comparison on " + scenarios + " synthetic scenario(s) …");
+    err.flush();
+    md.append("\n## Search: the agent against random search and the exhaustive oracle (synthetic jobs)\n\n")
+        .append("| scenario | levers | target | oracle speedup (trials) | agent speedup (trials) | agent / oracle"
+            + " speedup | agent's trials / oracle's | trials to target: agent, random |\n")
+        .append("|---|---|---:|---:|---:|---:|---:|---|\n");
+    SearchHarness.Settings settings = SearchHarness.Settings.defaults().withSeed(seed);
+    for (int k = 0; k < scenarios; k++) {
+      SearchHarness.Scenario s = SearchHarness.synthetic(k + 1, seed * 1000 + k, k % 2 == 0 ? 0.02 : 0.04);
+      SearchHarness.Comparison c = SearchHarness.compare(s, settings);
+      md.append(String.format(Locale.ROOT,
+          "| %s | %s | %.0f%% | %.3f (%d) | %.3f (%d) | %.1f%% | %.1f%% | %s, %s |%n", s.name(), s.description(),
+          100 * s.target(), c.oracle().speedup(), c.oracle().trials(), c.agent().speedup(), c.agent().trials(),
+          100 * c.speedupShare(), 100 * c.trialShare(), reached(c.agent().trialsToTarget()),
+          reached(c.random().trialsToTarget())));
     }
-    return failed ? 1 : 0;
   }
 
   private static String reached(int trials) {

@@ -202,7 +202,7 @@ final class ManagedScenario {
       if (p != null && p.modelled()) {
         predicted.add(Candidate.replay(l, Math.max(0.05, 1 + p.gain()), Math.max(0.005, p.uncertainty())));
       } else {
-        double prior = io.gitm.run.Optimizer.prior(l, analysis.hypotheses());
+        double prior = io.gitm.run.Ranking.prior(l, analysis.hypotheses());
         predicted.add(Candidate.prior(l, 1 + prior, Math.max(0.02, prior)));
       }
     }

@@ -4,7 +4,7 @@ import io.gitm.api.Ticker;
 import io.gitm.export.DeviceLabels;
 import io.gitm.export.MetricsExporter;
 import io.gitm.nvidia.nvml.NvmlSampler;
-import io.gitm.run.RunLoop;
+import io.gitm.run.RunEvents;
 import java.io.PrintWriter;
 import java.util.List;
 import picocli.CommandLine.Option;
@@ -32,7 +32,7 @@ final class ExportOptions implements AutoCloseable {
    * The listener the run reports to: {@code progress} itself when nothing is exported; otherwise {@code progress}
    * wrapped by a started exporter, which also samples GPU {@code ordinal} through NVML when {@code realGpu}.
    */
-  RunLoop.Listener wrap(CommandLine cl, RunLoop.Listener progress, boolean realGpu, int ordinal, Ticker wall) {
+  RunEvents wrap(CommandLine cl, RunEvents progress, boolean realGpu, int ordinal, Ticker wall) {
     boolean serve = prometheus || targets.listen != null;
     if (!serve && targets.otlp == null) {
       return progress;

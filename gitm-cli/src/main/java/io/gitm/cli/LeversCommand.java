@@ -10,6 +10,7 @@ import io.gitm.levers.LeverContext;
 import io.gitm.levers.Levers;
 import io.gitm.levers.SafetyClass;
 import io.gitm.levers.Setup;
+import io.gitm.run.RunLoop;
 import io.gitm.search.Gate;
 import io.gitm.search.Verdict;
 import io.gitm.store.RunStore;
@@ -83,6 +84,54 @@ final class LeversCommand implements Callable<Integer> {
     CommandLine cl = spec.commandLine();
     Workload w = Workloads.find(workload).orElseThrow(() -> new CommandLine.ParameterException(cl,
         "unknown workload '" + workload + "'; known workloads: " + Workloads.knownNames()));
+    Gate.Options gateOptions = checkOptions(cl);
+    List<Lever> baseLevers = base == null ? List.of() : SetupArgs.parseIds(cl, "--base", base);
+    Devices.Choice choice = device.choose(cl);
+    DeviceInfo info;
+    try (Device d = device.open(cl, choice)) {
+      info = d.info();
+    }
+    Map<String, Double> facts = Map.of(LeverContext.FACT_HOST_CPUS,
+        (double) Runtime.getRuntime().availableProcessors());
+    LeverContext shippedContext = new LeverContext(w.spec(), info, List.of(), facts, allowDeviceSettings,
+        Setup.shipped());
+    Setup anchor = SetupArgs.build(cl, "--base", baseLevers, shippedContext);
+    LeverContext context = shippedContext.withSetup(anchor);
+    List<Map<String, Object>> rows = setups != null ? setupRows(cl, shippedContext)
+        : leverRows(context, baseLevers);
+    PrintWriter out = cl.getOut();
+    if (measure && !json) {
+      out.println("gates against " + (baseLevers.isEmpty() ? "the shipped setup"
+          : String.join(" + ", baseLevers.stream().map(Lever::id).toList())) + " on " + info.name() + " ["
+          + info.kind().label() + "]");
+    }
+    if (measure) {
+      measure(cl, w, choice, gateOptions, rows, anchor, context, shippedContext, out);
+    }
+    if (json) {
+      Map<String, Object> doc = new LinkedHashMap<>();
+      doc.put("workload", workload);
+      doc.put("device", Map.of("name", info.name(), "kind", info.kind().name(), "backend", info.backend(),
+          "driver", info.driverVersion()));
+      doc.put("measured", measure);
+      doc.put("blockIterations", blockIterations);
+      doc.put("gatePairs", gatePairs);
+      doc.put("base", baseLevers.stream().map(Lever::id).toList());
+      doc.put("levers", rows);
+      out.println(Json.write(doc));
+    } else if (!measure) {
+      out.println("levers for " + workload + " on " + info.name() + " [" + info.kind().label() + "]");
+      for (Map<String, Object> row : rows) {
+        out.printf(Locale.ROOT, "%-32s %s %-8s %-7s %s%n", row.get("id"), row.get("class"), row.get("scope"),
+            (Boolean) row.get("applies") ? "applies" : "no", (Boolean) row.get("applies") ? row.get("description")
+                : row.get("reason"));
+      }
+    }
+    return Main.OK;
+  }
+
+  /** Checks the options that need no device; returns the gate's. */
+  private Gate.Options checkOptions(CommandLine cl) {
     if (blockIterations < 1) {
       throw new CommandLine.ParameterException(cl, "--block-iterations must be 1 or more");
     }
@@ -107,32 +156,29 @@ final class LeversCommand implements Callable<Integer> {
     for (String spec : setups == null ? List.<String>of() : setups) {
       SetupArgs.parseIds(cl, "--setup", spec);
     }
-    List<Lever> baseLevers = base == null ? List.of() : SetupArgs.parseIds(cl, "--base", base);
-    Devices.Choice choice = device.choose(cl);
-    DeviceInfo info;
-    try (Device d = device.open(cl, choice)) {
-      info = d.info();
-    }
-    Map<String, Double> facts = Map.of(LeverContext.FACT_HOST_CPUS,
-        (double) Runtime.getRuntime().availableProcessors());
-    LeverContext shippedContext = new LeverContext(w.spec(), info, List.of(), facts, allowDeviceSettings,
-        Setup.shipped());
-    Setup anchor = SetupArgs.build(cl, "--base", baseLevers, shippedContext);
-    LeverContext context = shippedContext.withSetup(anchor);
+    return gateOptions;
+  }
+
+  /** A row per {@code --setup}, each checked to build on the shipped setup. */
+  private List<Map<String, Object>> setupRows(CommandLine cl, LeverContext shippedContext) {
     List<Map<String, Object>> rows = new ArrayList<>();
-    if (setups != null) {
-      for (String spec : setups) {
-        Map<String, Object> row = new LinkedHashMap<>();
-        row.put("id", spec);
-        row.put("class", classOf(SetupArgs.parseIds(cl, "--setup", spec)).name());
-        row.put("levers", SetupArgs.parseIds(cl, "--setup", spec).stream().map(Lever::id).toList());
-        row.put("applies", true);
-        row.put("reason", "");
-        rows.add(row);
-        SetupArgs.build(cl, "--setup", SetupArgs.parseIds(cl, "--setup", spec), shippedContext);
-      }
+    for (String spec : setups) {
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("id", spec);
+      row.put("class", classOf(SetupArgs.parseIds(cl, "--setup", spec)).name());
+      row.put("levers", SetupArgs.parseIds(cl, "--setup", spec).stream().map(Lever::id).toList());
+      row.put("applies", true);
+      row.put("reason", "");
+      rows.add(row);
+      SetupArgs.build(cl, "--setup", SetupArgs.parseIds(cl, "--setup", spec), shippedContext);
     }
-    for (Lever l : setups != null ? List.<Lever>of() : Levers.candidates(context)) {
+    return rows;
+  }
+
+  /** A row per candidate lever not in the base (only those of {@code --levers}), with whether it applies. */
+  private List<Map<String, Object>> leverRows(LeverContext context, List<Lever> baseLevers) {
+    List<Map<String, Object>> rows = new ArrayList<>();
+    for (Lever l : Levers.candidates(context)) {
       if (baseLevers.stream().anyMatch(b -> b.id().equals(l.id()))) {
         continue;
       }
@@ -150,66 +196,46 @@ final class LeversCommand implements Callable<Integer> {
       row.put("description", l.description());
       rows.add(row);
     }
-    PrintWriter out = cl.getOut();
-    if (measure && !json) {
-      out.println("gates against " + (baseLevers.isEmpty() ? "the shipped setup"
-          : String.join(" + ", baseLevers.stream().map(Lever::id).toList())) + " on " + info.name() + " [" + info.kind().label() + "]");
-    }
-    if (measure) {
-      RunStore store = storeOptions.open(cl);
-      Gate gate = new Gate(Ticker.system(), gateOptions);
-      try (ManagedJob job = new ManagedJob(w, choice.provider(), device.request(),
-          store.datasets(RunCommand.DATASET_DOMAIN.getOrDefault(workload, "edge")), blockIterations)) {
-        for (Map<String, Object> row : rows) {
-          if (!(Boolean) row.get("applies")) {
-            continue;
-          }
-          List<Lever> ls = setups != null ? SetupArgs.parseIds(cl, "--setup", (String) row.get("id"))
-              : List.of(Levers.byId((String) row.get("id")));
-          Setup candidate = setups != null ? SetupArgs.build(cl, "--setup", ls, shippedContext)
-              : ls.get(0).apply(anchor, context);
-          Verdict v = gate.judge(job, anchor, candidate, classOf(ls), w.spec().outputTolerance());
-          row.put("outcome", v.outcome().name());
-          row.put("gain", v.gain());
-          row.put("ciLow", v.ciLow());
-          row.put("ciHigh", v.ciHigh());
-          row.put("pValue", v.pValue());
-          row.put("anchorMedian", v.anchorMedian());
-          row.put("candidateMedian", v.candidateMedian());
-          row.put("outputDifference", v.outputDifference());
-          row.put("seconds", v.wallNanos() / 1e9);
-          row.put("detail", v.detail());
-          if (!json) {
-            out.printf(Locale.ROOT, "%-32s %s  %-16s %s%n", row.get("id"), row.get("class"), v.outcome().name().toLowerCase(Locale.ROOT),
-                Double.isFinite(v.gain()) ? String.format(Locale.ROOT, "%+.1f%% (95%% CI %+.1f%%..%+.1f%%, p=%.2g),"
-                    + " %s → %s %s", (v.gain() - 1) * 100, (v.ciLow() - 1) * 100, (v.ciHigh() - 1) * 100,
-                    v.pValue(), io.gitm.run.RunLoop.si(v.anchorMedian()), io.gitm.run.RunLoop.si(v.candidateMedian()),
-                    w.spec().metric()) : v.detail());
-            out.flush();
-          }
+    return rows;
+  }
+
+  /** Gates each applicable row's setup against {@code anchor}, adding the verdict to the row (and printing it). */
+  private void measure(CommandLine cl, Workload w, Devices.Choice choice, Gate.Options gateOptions,
+      List<Map<String, Object>> rows, Setup anchor, LeverContext context, LeverContext shippedContext,
+      PrintWriter out) {
+    RunStore store = storeOptions.open(cl);
+    Gate gate = new Gate(Ticker.system(), gateOptions);
+    try (ManagedJob job = new ManagedJob(w, choice.provider(), device.request(),
+        store.datasets(RunCommand.DATASET_DOMAIN.getOrDefault(workload, "edge")), blockIterations)) {
+      for (Map<String, Object> row : rows) {
+        if (!(Boolean) row.get("applies")) {
+          continue;
+        }
+        List<Lever> ls = setups != null ? SetupArgs.parseIds(cl, "--setup", (String) row.get("id"))
+            : List.of(Levers.byId((String) row.get("id")));
+        Setup candidate = setups != null ? SetupArgs.build(cl, "--setup", ls, shippedContext)
+            : ls.get(0).apply(anchor, context);
+        Verdict v = gate.judge(job, anchor, candidate, classOf(ls), w.spec().outputTolerance());
+        row.put("outcome", v.outcome().name());
+        row.put("gain", v.gain());
+        row.put("ciLow", v.ciLow());
+        row.put("ciHigh", v.ciHigh());
+        row.put("pValue", v.pValue());
+        row.put("anchorMedian", v.anchorMedian());
+        row.put("candidateMedian", v.candidateMedian());
+        row.put("outputDifference", v.outputDifference());
+        row.put("seconds", v.wallNanos() / 1e9);
+        row.put("detail", v.detail());
+        if (!json) {
+          out.printf(Locale.ROOT, "%-32s %s  %-16s %s%n", row.get("id"), row.get("class"),
+              v.outcome().name().toLowerCase(Locale.ROOT), Double.isFinite(v.gain()) ? String.format(Locale.ROOT,
+                  "%+.1f%% (95%% CI %+.1f%%..%+.1f%%, p=%.2g), %s → %s %s", (v.gain() - 1) * 100,
+                  (v.ciLow() - 1) * 100, (v.ciHigh() - 1) * 100, v.pValue(), RunLoop.si(v.anchorMedian()),
+                  RunLoop.si(v.candidateMedian()), w.spec().metric()) : v.detail());
+          out.flush();
         }
       }
     }
-    if (json) {
-      Map<String, Object> doc = new LinkedHashMap<>();
-      doc.put("workload", workload);
-      doc.put("device", Map.of("name", info.name(), "kind", info.kind().name(), "backend", info.backend(),
-          "driver", info.driverVersion()));
-      doc.put("measured", measure);
-      doc.put("blockIterations", blockIterations);
-      doc.put("gatePairs", gatePairs);
-      doc.put("base", baseLevers.stream().map(Lever::id).toList());
-      doc.put("levers", rows);
-      out.println(Json.write(doc));
-    } else if (!measure) {
-      out.println("levers for " + workload + " on " + info.name() + " [" + info.kind().label() + "]");
-      for (Map<String, Object> row : rows) {
-        out.printf(Locale.ROOT, "%-32s %s %-8s %-7s %s%n", row.get("id"), row.get("class"), row.get("scope"),
-            (Boolean) row.get("applies") ? "applies" : "no", (Boolean) row.get("applies") ? row.get("description")
-                : row.get("reason"));
-      }
-    }
-    return Main.OK;
   }
 
   /** The strictest safety class among {@code levers} (the gate's output check follows it). */

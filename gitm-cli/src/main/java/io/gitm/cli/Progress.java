@@ -1,8 +1,11 @@
 package io.gitm.cli;
 
+import io.gitm.api.Budget;
 import io.gitm.api.Ticker;
 import io.gitm.run.Phase;
-import io.gitm.run.PhasePlan;
+import io.gitm.run.RunClock;
+import io.gitm.run.RunEvents;
+import io.gitm.run.RunLoop;
 import io.gitm.search.TrialRecord;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -21,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * {@link #close} clears it. {@code gitm run --json} sends these lines to standard error, so that its document stays
  * alone on standard output.
  */
-final class Progress implements io.gitm.run.RunLoop.Listener, AutoCloseable {
+final class Progress implements RunEvents, AutoCloseable {
   /** Erases the terminal's current line and returns to its start. */
   static final String CLEAR_LINE = "\r\u001b[2K";
 
@@ -69,29 +72,29 @@ final class Progress implements io.gitm.run.RunLoop.Listener, AutoCloseable {
     phase = p.label().toLowerCase(Locale.ROOT);
     running = "";
     line(String.format(Locale.ROOT, "phase    %s (up to %s)", phase,
-        io.gitm.run.RunLoop.window(window.isNegative() ? Duration.ZERO : window)));
+        RunLoop.window(window.isNegative() ? Duration.ZERO : window)));
   }
 
   @Override
-  public synchronized void trialStarted(String what, long startNanos, PhasePlan plan) {
-    clock(startNanos, plan);
+  public synchronized void trialStarted(String what, RunClock clock) {
+    clock(clock);
     running = what;
     line(String.format(Locale.ROOT, "%s running  [%.0f s elapsed, %.0f s left, best so far %+.1f%%]", what,
         elapsed(), left(), (best - 1) * 100));
   }
 
   @Override
-  public synchronized void reused(TrialRecord t, long startNanos, PhasePlan plan) {
-    record(t, startNanos, plan, "reused from the interrupted run: ");
+  public synchronized void reused(TrialRecord t, RunClock clock) {
+    record(t, clock, "reused from the interrupted run: ");
   }
 
   @Override
-  public synchronized void trial(TrialRecord t, long startNanos, PhasePlan plan) {
-    record(t, startNanos, plan, "");
+  public synchronized void trial(TrialRecord t, RunClock clock) {
+    record(t, clock, "");
   }
 
-  private void record(TrialRecord t, long startNanos, PhasePlan plan, String prefix) {
-    clock(startNanos, plan);
+  private void record(TrialRecord t, RunClock clock, String prefix) {
+    clock(clock);
     running = "";
     if (t.kind() == TrialRecord.Kind.CONFIRMATION) {
       // the confirmation measures the original against the final setup directly
@@ -155,9 +158,9 @@ final class Progress implements io.gitm.run.RunLoop.Listener, AutoCloseable {
     statusShown = true;
   }
 
-  private void clock(long startNanos, PhasePlan plan) {
-    this.startNanos = startNanos;
-    this.budget = plan.budget().duration();
+  private void clock(RunClock clock) {
+    this.startNanos = clock.startNanos();
+    this.budget = clock.plan().budget().duration();
   }
 
   private double elapsed() {
@@ -171,7 +174,7 @@ final class Progress implements io.gitm.run.RunLoop.Listener, AutoCloseable {
   /** The budget at the start of the header's budget line ({@code 2m (profile 15s, ...)}), or null. */
   private static Duration firstDuration(String budgetLine) {
     try {
-      return io.gitm.api.Budget.parse(budgetLine.strip().split("\\s+")[0]).duration();
+      return Budget.parse(budgetLine.strip().split("\\s+")[0]).duration();
     } catch (RuntimeException e) {
       return null;
     }

@@ -7,6 +7,9 @@ import io.gitm.device.Device;
 import io.gitm.device.Devices;
 import io.gitm.levers.Levers;
 import io.gitm.report.Report;
+import io.gitm.run.ManagedTarget;
+import io.gitm.run.ProcessTarget;
+import io.gitm.run.RunEvents;
 import io.gitm.run.RunLoop;
 import io.gitm.search.Gate;
 import io.gitm.store.Journal;
@@ -166,10 +169,10 @@ final class RunCommand implements Callable<Integer> {
     RunDir res = resumed;
     Journal.Contents prev = previous;
     boolean realGpu = !choice.provider().kind().equals(Devices.SIMULATED);
-    return execute(cl, realGpu, () -> new RunLoop.Request(w, budget, target, device.open(cl, choice),
-        choice.provider(), choice.reason(), device.request(), s, s.datasets(DATASET_DOMAIN.getOrDefault(workload, "edge")), res, prev,
-        maxIterations, blockIterations, gateOptions, allowDeviceSettings, levers, "gitm "
-        + String.join(" ", cl.getParseResult().originalArgs()), VersionCommand.version()));
+    return execute(cl, realGpu, () -> new RunLoop.Request(new ManagedTarget(w, device.open(cl, choice),
+        choice.provider(), choice.reason(), device.request(), s.datasets(DATASET_DOMAIN.getOrDefault(workload,
+        "edge")), maxIterations, blockIterations, allowDeviceSettings), budget, target, s, res, prev, gateOptions,
+        levers, "gitm " + String.join(" ", cl.getParseResult().originalArgs()), VersionCommand.version()));
   }
 
   private void requireBudgetAndTarget(CommandLine cl) {
@@ -208,7 +211,7 @@ final class RunCommand implements Callable<Integer> {
     // with --json the document is alone on standard output: progress goes to standard error, as plain lines
     boolean live = !json && System.console() != null && System.console().isTerminal();
     Progress console = new Progress(json ? cl.getErr() : out, live, wall);
-    RunLoop.Listener progress = export.wrap(cl, console, realGpu, device.ordinal, wall);
+    RunEvents progress = export.wrap(cl, console, realGpu, device.ordinal, wall);
     RunLoop.Control control = RunLoop.Control.none();
     Interrupts interrupts = Interrupts.install(control, cl.getErr());
     RunLoop.Result r;
@@ -322,11 +325,12 @@ final class RunCommand implements Callable<Integer> {
     for (Path k : process.kineto) {
       evidence.add(KinetoEvidence.summarize(cl, k));
     }
-    RunLoop.ProcessTarget target0 = new RunLoop.ProcessTarget(spec, tracing, tracingOff, sampler, gpuProcesses, info,
+    ProcessTarget job = new ProcessTarget(spec, tracing, tracingOff, sampler, gpuProcesses, info,
         sampler != null ? "NVML device " + device.ordinal + " (" + info.name() + ")" : "no GPU: " + gpu, evidence);
-    return execute(cl, sampler != null, () -> RunLoop.Request.process(target0, budget, target, store, resumed,
-        previous, gateOptions, levers, "gitm " + String.join(" ", cl.getParseResult().originalArgs()) + " " + String.join(" ", spec.command()),
-        VersionCommand.version()));
+    String command = "gitm " + String.join(" ", cl.getParseResult().originalArgs()) + " "
+        + String.join(" ", spec.command());
+    return execute(cl, sampler != null, () -> new RunLoop.Request(job, budget, target, store, resumed, previous,
+        gateOptions, levers, command, VersionCommand.version()));
   }
 
   private static io.gitm.device.DeviceInfo hostOnly(String why) {

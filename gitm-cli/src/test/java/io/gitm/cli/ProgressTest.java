@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gitm.api.Budget;
 import io.gitm.levers.Setup;
 import io.gitm.run.PhasePlan;
+import io.gitm.run.RunClock;
 import io.gitm.search.TrialRecord;
 import io.gitm.search.Verdict;
 import java.io.PrintWriter;
@@ -22,11 +23,11 @@ class ProgressTest {
   void aConfirmationIsShownAsSuchAndNotAsAnotherTrialOfTheKeptLevers() {
     StringWriter s = new StringWriter();
     Progress p = new Progress(new PrintWriter(s), false, () -> 60_000_000_000L);
-    PhasePlan plan = new PhasePlan(Budget.parse("3m"));
+    RunClock clock = new RunClock(new PhasePlan(Budget.parse("3m")), () -> 0L, 0);
     p.trial(new TrialRecord(0, TrialRecord.Kind.SINGLE, List.of("pool-allocation"), List.of(), Setup.shipped(), 1.2,
-        "replay", kept(1.21)), 0, plan);
+        "replay", kept(1.21)), clock);
     p.trial(new TrialRecord(1, TrialRecord.Kind.CONFIRMATION, List.of("pool-allocation"), List.of(),
-        Setup.shipped(), 1.21, "chained", kept(1.24)), 0, plan);
+        Setup.shipped(), 1.21, "chained", kept(1.24)), clock);
     String[] lines = s.toString().split("\n");
     assertThat(lines[0]).startsWith("trial 1   pool-allocation").contains("KEPT").contains("best so far +21.0%");
     assertThat(lines[1]).startsWith("confirm   pool-allocation").contains("CONFIRMED").contains("gain +24.0%")
@@ -38,12 +39,12 @@ class ProgressTest {
     StringWriter s = new StringWriter();
     long[] now = {0};
     Progress p = new Progress(new PrintWriter(s), false, () -> now[0]);
-    PhasePlan plan = new PhasePlan(Budget.parse("1m"));
+    RunClock clock = new RunClock(new PhasePlan(Budget.parse("1m")), () -> 0L, 0);
     p.header("r1", "sim", "1m (profile 5s, ...)");
     p.trial(new TrialRecord(0, TrialRecord.Kind.SINGLE, List.of("pool-allocation"), List.of(), Setup.shipped(), 1.2,
-        "replay", kept(1.10)), 0, plan);
+        "replay", kept(1.10)), clock);
     now[0] = 40_000_000_000L;
-    p.trialStarted("trial 2 pinned-host-memory", 0, plan);
+    p.trialStarted("trial 2 pinned-host-memory", clock);
     p.close();
     String out = s.toString();
     assertThat(out).doesNotContain("\r").doesNotContain("\u001b");
@@ -56,8 +57,8 @@ class ProgressTest {
   void onATerminalAStatusLineWithTheTrialRunningIsRedrawnBelowThePlainLines() {
     StringWriter s = new StringWriter();
     Progress p = new Progress(new PrintWriter(s), true, () -> 12_000_000_000L);
-    PhasePlan plan = new PhasePlan(Budget.parse("1m"));
-    p.trialStarted("trial 1 pool-allocation", 0, plan);
+    RunClock clock = new RunClock(new PhasePlan(Budget.parse("1m")), () -> 0L, 0);
+    p.trialStarted("trial 1 pool-allocation", clock);
     p.line("next");
     p.close();
     String out = s.toString();
@@ -70,9 +71,9 @@ class ProgressTest {
   void aTrialReusedOnResumeCountsTowardsTheBestSoFar() {
     StringWriter s = new StringWriter();
     Progress p = new Progress(new PrintWriter(s), false, () -> 1_000_000_000L);
-    PhasePlan plan = new PhasePlan(Budget.parse("1m"));
+    RunClock clock = new RunClock(new PhasePlan(Budget.parse("1m")), () -> 0L, 0);
     p.reused(new TrialRecord(0, TrialRecord.Kind.SINGLE, List.of("pool-allocation"), List.of(), Setup.shipped(), 1.2,
-        "replay", kept(1.25)), 0, plan);
+        "replay", kept(1.25)), clock);
     assertThat(s.toString()).startsWith("reused from the interrupted run: trial 1").contains("best so far +25.0%");
   }
 }

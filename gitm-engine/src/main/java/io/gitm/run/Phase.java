@@ -1,5 +1,7 @@
 package io.gitm.run;
 
+import java.util.Locale;
+
 /**
  * The five phases of a run, with their share of the budget in the seed's proportions (of 24 h: profile 0–2 h,
  * attribute 2–6 h, rank 6–12 h, apply 12–20 h, report 20–24 h).
@@ -19,6 +21,6 @@ public enum Phase {
   }
 
   public String label() {
-    return name().charAt(0) + name().substring(1).toLowerCase(java.util.Locale.ROOT);
+    return name().charAt(0) + name().substring(1).toLowerCase(Locale.ROOT);
   }
 }

@@ -1,13 +1,19 @@
 package io.gitm.run;
 
 import io.gitm.api.Ticker;
+import io.gitm.device.GpuProcess;
 import io.gitm.device.StateSampler;
 import io.gitm.job.ProcessJob;
+import io.gitm.levers.LeverContext;
 import io.gitm.levers.Setup;
 import io.gitm.os.ProcessGroups;
 import io.gitm.stats.Stats;
 import io.gitm.telemetry.TelemetryLoop;
+import io.gitm.trace.ApiCallRecord;
+import io.gitm.trace.ApiKind;
 import io.gitm.trace.ClockDomain;
+import io.gitm.trace.KernelNames;
+import io.gitm.trace.KernelRecord;
 import io.gitm.trace.TraceMeta;
 import io.gitm.trace.TraceRecord;
 import io.gitm.tracer.TraceReader;
@@ -18,11 +24,20 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The profile phase of a black-box job: one run traced by CUPTI injection while the GPU's state is sampled (NVML),
@@ -62,7 +77,7 @@ final class ProcessProfiler {
    * @param control a stop request ends the run in progress ({@link InterruptedException}) and the phase
    */
   static Result profile(ProcessJob job, String name, Function<Path, Map<String, String>> tracing, String tracingOff,
-      StateSampler sampler, java.util.function.Supplier<List<io.gitm.device.GpuProcess>> gpuProcesses, Path tracePath,
+      StateSampler sampler, Supplier<List<GpuProcess>> gpuProcesses, Path tracePath,
       Duration window, Ticker wall, RunLoop.Control control) throws BrokenJob, InterruptedException, IOException {
     BooleanSupplier stop = control::stopRequested;
     GpuUse gpu = new GpuUse(gpuProcesses);
@@ -128,7 +143,7 @@ final class ProcessProfiler {
       }
     }
     records.addAll(samples);
-    records.sort(java.util.Comparator.comparingLong(TraceRecord::startNs));
+    records.sort(Comparator.comparingLong(TraceRecord::startNs));
     try (TraceWriter w = TraceWriter.create(tracePath, meta)) {
       records.forEach(w::accept);
     }
@@ -189,7 +204,7 @@ final class ProcessProfiler {
             // the group ended between the look and the read
           }
         }
-        java.util.concurrent.locks.LockSupport.parkNanos(POLL.toNanos());
+        LockSupport.parkNanos(POLL.toNanos());
       }
     });
     // a stop request (Ctrl-C) ends the run in progress: the job ends its process group and throws
@@ -209,8 +224,8 @@ final class ProcessProfiler {
    * The pids of the job's run, for the sampler's other-process fields: the processes of its process group now, and
    * every one seen in it before (a job process the driver still lists while it exits stays the job's).
    */
-  static java.util.function.Supplier<java.util.Set<Long>> jobPids(ProcessJob job) {
-    java.util.Set<Long> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  static Supplier<Set<Long>> jobPids(ProcessJob job) {
+    Set<Long> seen = ConcurrentHashMap.newKeySet();
     return () -> {
       var g = job.runningGroup();
       if (g.isPresent()) {
@@ -220,7 +235,7 @@ final class ProcessProfiler {
           // the group ended between the look and the read
         }
       }
-      return java.util.Set.copyOf(seen);
+      return Set.copyOf(seen);
     };
   }
 
@@ -229,24 +244,24 @@ final class ProcessProfiler {
    * the other processes on the same GPU (a tenant sharing it).
    */
   static final class GpuUse {
-    private final java.util.function.Supplier<List<io.gitm.device.GpuProcess>> source;
-    private final Map<Long, Long> jobPeak = new java.util.TreeMap<>();
-    private final Map<Long, double[]> jobSm = new java.util.TreeMap<>();
-    private final Map<Long, Long> otherPeak = new java.util.TreeMap<>();
-    /** Every pid seen in the job's group so far: a job process the driver still lists while it exits stays the job's. */
-    private final java.util.Set<Long> everJob = new java.util.HashSet<>();
+    private final Supplier<List<GpuProcess>> source;
+    private final Map<Long, Long> jobPeak = new TreeMap<>();
+    private final Map<Long, double[]> jobSm = new TreeMap<>();
+    private final Map<Long, Long> otherPeak = new TreeMap<>();
+    /** Every pid seen in the job's group so far: a job process the driver lists while it exits stays the job's. */
+    private final Set<Long> everJob = new HashSet<>();
     private int polls;
     private String error;
 
-    GpuUse(java.util.function.Supplier<List<io.gitm.device.GpuProcess>> source) {
+    GpuUse(Supplier<List<GpuProcess>> source) {
       this.source = source;
     }
 
-    synchronized void poll(java.util.Set<Long> jobPids) {
+    synchronized void poll(Set<Long> jobPids) {
       if (source == null || error != null) {
         return;
       }
-      List<io.gitm.device.GpuProcess> now;
+      List<GpuProcess> now;
       try {
         now = source.get();
       } catch (RuntimeException e) {
@@ -256,7 +271,7 @@ final class ProcessProfiler {
       polls++;
       everJob.addAll(jobPids);
       otherPeak.keySet().removeAll(everJob);
-      for (io.gitm.device.GpuProcess p : now) {
+      for (GpuProcess p : now) {
         if (everJob.contains(p.pid())) {
           jobPeak.merge(p.pid(), p.usedMemoryBytes(), Math::max);
           if (Double.isFinite(p.smUtilization())) {
@@ -271,12 +286,12 @@ final class ProcessProfiler {
     }
 
     /** What the report says about it, if the driver was asked at all. */
-    synchronized java.util.Optional<String> note() {
+    synchronized Optional<String> note() {
       if (source == null) {
-        return java.util.Optional.empty();
+        return Optional.empty();
       }
       if (error != null) {
-        return java.util.Optional.of("the driver's process list could not be read: " + error);
+        return Optional.of("the driver's process list could not be read: " + error);
       }
       StringBuilder sb = new StringBuilder("GPU use of the job's processes (NVML, filtered to its process group, "
           + polls + " looks): ");
@@ -286,24 +301,24 @@ final class ProcessProfiler {
         List<String> parts = new ArrayList<>();
         jobPeak.forEach((pid, mem) -> {
           double[] s = jobSm.get(pid);
-          parts.add(String.format(java.util.Locale.ROOT, "pid %d peak %.2f GiB%s", pid, mem / (double) (1L << 30),
-              s == null || s[1] == 0 ? "" : String.format(java.util.Locale.ROOT, ", SM %.0f%% mean", s[0] / s[1])));
+          parts.add(String.format(Locale.ROOT, "pid %d peak %.2f GiB%s", pid, mem / (double) (1L << 30),
+              s == null || s[1] == 0 ? "" : String.format(Locale.ROOT, ", SM %.0f%% mean", s[0] / s[1])));
         });
         sb.append(String.join("; ", parts));
       }
       if (!otherPeak.isEmpty()) {
         long mem = otherPeak.values().stream().mapToLong(Long::longValue).sum();
-        sb.append(String.format(java.util.Locale.ROOT, "; %d other process(es) on the same GPU (%.2f GiB at peak): it"
+        sb.append(String.format(Locale.ROOT, "; %d other process(es) on the same GPU (%.2f GiB at peak): it"
             + " is shared", otherPeak.size(), mem / (double) (1L << 30)));
       }
-      return java.util.Optional.of(sb.toString());
+      return Optional.of(sb.toString());
     }
   }
 
   /**
    * Facts a black-box trace shows that process levers estimate their gain from: the share of the traced span spent in
-   * FP32 GEMM kernels not on tensor cores ({@link io.gitm.levers.LeverContext#FACT_FP32_GEMM_SHARE}), and in
-   * device allocation and free calls ({@link io.gitm.levers.LeverContext#FACT_ALLOCATION_SHARE}). Empty without
+   * FP32 GEMM kernels not on tensor cores ({@link LeverContext#FACT_FP32_GEMM_SHARE}), and in
+   * device allocation and free calls ({@link LeverContext#FACT_ALLOCATION_SHARE}). Empty without
    * kernel records.
    */
   static Map<String, Double> traceFacts(List<TraceRecord> records) {
@@ -313,17 +328,17 @@ final class ProcessProfiler {
     long alloc = 0;
     boolean kernels = false;
     for (TraceRecord r : records) {
-      if (r instanceof io.gitm.trace.KernelRecord k) {
+      if (r instanceof KernelRecord k) {
         kernels = true;
         first = Math.min(first, k.startNs());
         last = Math.max(last, k.endNs());
-        if (io.gitm.trace.KernelNames.fp32Gemm(k.name())) {
+        if (KernelNames.fp32Gemm(k.name())) {
           gemm += k.endNs() - k.startNs();
         }
-      } else if (r instanceof io.gitm.trace.ApiCallRecord a) {
+      } else if (r instanceof ApiCallRecord a) {
         first = Math.min(first, a.startNs());
         last = Math.max(last, a.endNs());
-        if (a.kind() == io.gitm.trace.ApiKind.ALLOC || a.kind() == io.gitm.trace.ApiKind.FREE) {
+        if (a.kind() == ApiKind.ALLOC || a.kind() == ApiKind.FREE) {
           alloc += a.endNs() - a.startNs();
         }
       }
@@ -332,8 +347,8 @@ final class ProcessProfiler {
       return Map.of();
     }
     double span = last - first;
-    return Map.of(io.gitm.levers.LeverContext.FACT_FP32_GEMM_SHARE, Math.min(1, gemm / span),
-        io.gitm.levers.LeverContext.FACT_ALLOCATION_SHARE, Math.min(1, alloc / span));
+    return Map.of(LeverContext.FACT_FP32_GEMM_SHARE, Math.min(1, gemm / span),
+        LeverContext.FACT_ALLOCATION_SHARE, Math.min(1, alloc / span));
   }
 
 }

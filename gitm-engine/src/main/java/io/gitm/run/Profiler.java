@@ -7,7 +7,10 @@ import io.gitm.device.EventTracer;
 import io.gitm.device.StateSampler;
 import io.gitm.stats.Stats;
 import io.gitm.telemetry.TelemetryLoop;
+import io.gitm.trace.DeviceKind;
 import io.gitm.trace.MarkerRecord;
+import io.gitm.trace.TraceMeta;
+import io.gitm.trace.TraceRecord;
 import io.gitm.trace.TraceSink;
 import io.gitm.workload.ExecutionConfig;
 import io.gitm.workload.IterationResult;
@@ -15,7 +18,12 @@ import io.gitm.workload.OutputDigest;
 import io.gitm.workload.Workload;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 
 /**
  * Phase 1, profile: runs a workload in a given configuration until the phase's wall-clock time is used (or its
@@ -64,7 +72,7 @@ public final class Profiler {
    * meta carries what the start measured (e.g. clock alignment); records of that instant are kept until then.
    */
   private static final class Relay implements TraceSink {
-    private final java.util.List<io.gitm.trace.TraceRecord> early = new java.util.ArrayList<>();
+    private final List<TraceRecord> early = new ArrayList<>();
     private TraceSink target;
 
     synchronized void attach(TraceSink t) {
@@ -74,7 +82,7 @@ public final class Profiler {
     }
 
     @Override
-    public synchronized void accept(io.gitm.trace.TraceRecord r) {
+    public synchronized void accept(TraceRecord r) {
       if (target == null) {
         early.add(r);
       } else {
@@ -84,14 +92,13 @@ public final class Profiler {
   }
 
   public static Baseline run(Device device, Workload workload, ExecutionConfig config, Path dataDir, Ticker wall,
-      Options options, java.util.function.Function<io.gitm.trace.TraceMeta, TraceSink> openSink) {
+      Options options, Function<TraceMeta, TraceSink> openSink) {
     return run(device, workload, config, dataDir, wall, options, openSink, () -> false);
   }
 
   /** As above; the phase also ends, after the iteration in progress, once {@code stop} says so (Ctrl-C). */
   public static Baseline run(Device device, Workload workload, ExecutionConfig config, Path dataDir, Ticker wall,
-      Options options, java.util.function.Function<io.gitm.trace.TraceMeta, TraceSink> openSink,
-      java.util.function.BooleanSupplier stop) {
+      Options options, Function<TraceMeta, TraceSink> openSink, BooleanSupplier stop) {
     EventTracer tracer = device.tracer();
     DeviceProvider.Probe tp = tracer.availability();
     String tracing = tp.usable() ? "on" : "off: " + tp.reason();
@@ -99,10 +106,10 @@ public final class Profiler {
     Ticker clock = device.clock();
     // A real device is sampled on the telemetry loop's own thread, so the job never waits for NVML; the simulated
     // device is sampled between iterations on its own (simulated) clock, which only moves as the job runs.
-    boolean ownThread = device.info().kind() == io.gitm.trace.DeviceKind.REAL;
+    boolean ownThread = device.info().kind() == DeviceKind.REAL;
     TelemetryLoop telemetry = new TelemetryLoop(List.of(sampler), clock,
         Math.min(TelemetryLoop.MAX_HZ, 1e9 / options.samplePeriodNanos()), 4096);
-    java.util.concurrent.atomic.AtomicLong samples = new java.util.concurrent.atomic.AtomicLong();
+    AtomicLong samples = new AtomicLong();
     double[] lat = new double[1024];
     int n = 0;
     long units = 0;
@@ -149,7 +156,7 @@ public final class Profiler {
             firstNanos = r.wallNanos();
           }
           if (n == lat.length) {
-            lat = java.util.Arrays.copyOf(lat, n * 2);
+            lat = Arrays.copyOf(lat, n * 2);
           }
           lat[n++] = r.wallNanos() / 1e6;
           units += r.units();
@@ -177,7 +184,7 @@ public final class Profiler {
     long steadyUnits = warm ? units - firstUnits : units;
     long steadyNanos = warm ? deviceNanos - firstNanos : deviceNanos;
     double throughput = steadyNanos == 0 ? 0 : steadyUnits * 1e9 / steadyNanos;
-    double[] steady = warm ? java.util.Arrays.copyOfRange(lat, 1, n) : java.util.Arrays.copyOf(lat, n);
+    double[] steady = warm ? Arrays.copyOfRange(lat, 1, n) : Arrays.copyOf(lat, n);
     var spec = workload.spec();
     return new Baseline(spec.name(), spec.metric(), n, units, throughput, Stats.of("ms", steady), lat[0],
         samples.get(), telemetry.samplerErrors(), tracing, digest, (wall.nanos() - wallStart) / 1e9);

@@ -1,52 +1,100 @@
 package io.gitm.run;
 
+import io.gitm.analysis.attribution.Cause;
+import io.gitm.analysis.attribution.Evidence;
 import io.gitm.analysis.attribution.Hypothesis;
 import io.gitm.analysis.monitor.Violation;
 import io.gitm.device.DeviceInfo;
 import io.gitm.levers.Lever;
 import io.gitm.levers.Levers;
+import io.gitm.levers.Setup;
 import io.gitm.planner.Graph;
 import io.gitm.rank.Candidate;
+import io.gitm.rank.Qualification;
 import io.gitm.report.Report;
 import io.gitm.search.TrialRecord;
 import io.gitm.search.Verdict;
+import io.gitm.trace.CopyRecord;
+import io.gitm.trace.KernelRecord;
 import io.gitm.trace.StateField;
 import io.gitm.trace.StateSample;
 import io.gitm.trace.TraceRecord;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** Turns what a run measured and decided into the provenance report's model. */
 final class ReportAssembly {
   private ReportAssembly() {}
 
-  static Report build(String runId, String workload, DeviceInfo info, PhasePlan plan, double target, Report.Status status,
-      Instant started, Instant ended, Profiler.Baseline b, Optimizer.Outcome o, List<TraceRecord> trace,
-      List<TraceRecord> afterTrace, Map<Phase, Duration> used, List<String> notes, String gitmVersion, boolean higherIsBetter) {
+  /**
+   * How the run ended, as the report tells it.
+   *
+   * @param used each phase's wall time, as far as known
+   * @param notes what a reader should know, in order; the report adds its own after them
+   */
+  record Ending(Report.Status status, Instant started, Instant ended, PhasePlan plan, Map<Phase, Duration> used,
+      List<String> notes) {}
+
+  /**
+   * The report of a run of {@code req}'s job.
+   *
+   * @param o what the optimization did, or null when it failed
+   */
+  static Report build(RunLoop.Request req, Profiled p, Outcome o, AfterTrace after, Ending e) {
+    String workload = req.job().name();
+    boolean higherIsBetter = req.job().higherIsBetter();
+    Profiler.Baseline b = p.baseline();
+    DeviceInfo info = p.info();
     Report.Device device = new Report.Device(info.name(), info.backend(), info.driverVersion(), info.kind());
-    Report.Run run = new Report.Run(runId, workload, device, plan.budget().duration().toMillis() / 1000.0, target,
-        status, gitmVersion, started, ended, false);
-    List<Report.PhaseUse> phases = new ArrayList<>();
-    for (PhasePlan.Window w : plan.windows()) {
-      Duration u = used.getOrDefault(w.phase(), Duration.ZERO);
-      phases.add(new Report.PhaseUse(w.phase().label().toLowerCase(java.util.Locale.ROOT),
-          w.length().toMillis() / 1000.0, u.toMillis() / 1000.0));
-    }
+    Report.Run run = new Report.Run(p.run().id(), workload, device, e.plan().budget().duration().toMillis() / 1000.0,
+        req.target().fraction(), e.status(), req.gitmVersion(), e.started(), e.ended(), false);
     Report.Metric metric = new Report.Metric(higherIsBetter ? "throughput" : "time", b.metric(), higherIsBetter);
     Report.Baseline baseline = new Report.Baseline(metric, b.throughput(), b.latency().p50(), b.latency().p99(),
         b.iterations());
-    Report.Outcome outcome = null;
-    Report.Qualification qual = null;
-    List<Report.Violation> violations = new ArrayList<>();
-    List<Report.Hypothesis> hypotheses = new ArrayList<>();
-    List<Report.Trial> trials = new ArrayList<>();
-    List<Report.Claim> claims = new ArrayList<>();
-    List<Report.KernelResidual> residuals = new ArrayList<>();
+    List<TraceRecord> trace = p.records();
+    List<String> notes = new ArrayList<>(e.notes());
+    if (o == null) {
+      Report.Charts charts = new Report.Charts(before(trace), null, List.of(), telemetry(trace));
+      return new Report(Report.SCHEMA_VERSION, run, phases(e), baseline, null, null, List.of(), List.of(),
+          List.of(), List.of(), charts, notes);
+    }
+    Tried tried = tried(o, workload, span(trace), notes);
+    Report.Outcome outcome = outcome(o, b, higherIsBetter, tried.byId(), notes);
+    Report.Timeline afterTimeline = after.records().isEmpty() ? null : timeline("after: the final configuration ("
+        + String.join(" + ", o.agent().keptLevers()) + "), traced once the search had ended", after.records());
+    Report.Charts charts = new Report.Charts(before(trace), afterTimeline, residuals(o), telemetry(trace));
+    return new Report(Report.SCHEMA_VERSION, run, phases(e), baseline, outcome, qualification(o), violations(o),
+        hypotheses(o), tried.trials(), tried.claims(), charts, notes);
+  }
+
+  private static List<Report.PhaseUse> phases(Ending e) {
+    List<Report.PhaseUse> phases = new ArrayList<>();
+    for (PhasePlan.Window w : e.plan().windows()) {
+      Duration u = e.used().getOrDefault(w.phase(), Duration.ZERO);
+      phases.add(new Report.PhaseUse(w.phase().label().toLowerCase(Locale.ROOT), w.length().toMillis() / 1000.0,
+          u.toMillis() / 1000.0));
+    }
+    return phases;
+  }
+
+  private static Report.Timeline before(List<TraceRecord> trace) {
+    return timeline("before: the profile phase (shipped configuration)", trace);
+  }
+
+  /** The traced span of the device's and host's work (state samples left out): {start, end}, or {0, 0}. */
+  private static long[] span(List<TraceRecord> trace) {
     long spanStart = Long.MAX_VALUE;
     long spanEnd = Long.MIN_VALUE;
     for (TraceRecord r : trace) {
@@ -55,118 +103,156 @@ final class ReportAssembly {
         spanEnd = Math.max(spanEnd, r.endNs());
       }
     }
-    if (spanEnd < spanStart) {
-      spanStart = 0;
-      spanEnd = 0;
+    return spanEnd < spanStart ? new long[] {0, 0} : new long[] {spanStart, spanEnd};
+  }
+
+  private static List<Report.Violation> violations(Outcome o) {
+    List<Report.Violation> violations = new ArrayList<>();
+    int vi = 1;
+    for (Violation v : o.analysis().violations()) {
+      violations.add(new Report.Violation("V" + vi++, v.invariant().description(), v.subject(), v.observed(),
+          v.bound(), v.invariant() == Violation.Invariant.STREAM_CONCURRENCY ? "pairs"
+              : v.invariant() == Violation.Invariant.MEMORY_TRAFFIC ? "B" : "ns",
+          Math.max(0, v.howFar()), Math.min(v.count(), v.of()), v.of(), v.examples()));
     }
-    if (o != null) {
-      int vi = 1;
-      for (Violation v : o.analysis().violations()) {
-        violations.add(new Report.Violation("V" + vi++, v.invariant().description(), v.subject(), v.observed(),
-            v.bound(), v.invariant() == Violation.Invariant.STREAM_CONCURRENCY ? "pairs"
-                : v.invariant() == Violation.Invariant.MEMORY_TRAFFIC ? "B" : "ns",
-            Math.max(0, v.howFar()), Math.min(v.count(), v.of()), v.of(), v.examples()));
-      }
-      int hi = 1;
-      for (Hypothesis h : o.analysis().hypotheses()) {
-        List<Report.Evidence> ev = h.evidence().stream()
-            .map(e -> new Report.Evidence(e.kind(), e.summary(), e.data())).toList();
-        hypotheses.add(new Report.Hypothesis("H" + hi++, h.cause().name(), h.cause().label(),
-            new Report.Estimate(h.effect(), h.effectLow(), Math.max(h.effectLow(), h.effectHigh())),
-            Math.min(1, Math.max(0, h.pValue())), h.confidence(), ev));
-      }
-      Map<String, Report.Quantity> fp = new LinkedHashMap<>();
-      o.qualification().fingerprint().forEach((k, v) -> {
-        if (Double.isFinite(v)) {
-          fp.put(k, new Report.Quantity(v, unit(k)));
-        }
-      });
-      double head = o.qualification().headroom();
-      double u = 1.96 * o.qualification().predictedUncertainty();
-      qual = new Report.Qualification(fp, new Report.Estimate(head, Math.max(0, head - u),
-          Math.max(head, Math.min(o.qualification().floorHeadroom(), head + u))), o.qualification().reachable(),
-          o.qualification().diagnosis());
-      Map<String, Candidate> byId = new HashMap<>();
-      o.candidates().forEach(c -> byId.put(c.id(), c));
-      for (TrialRecord t : o.agent().trials()) {
-        Verdict v = t.verdict();
-        Report.Estimate measured = v.complete() && Double.isFinite(v.gain()) ? estimate(v) : null;
-        Double p = measured == null ? null : Double.isFinite(v.pValue()) ? v.pValue() : 1.0;
-        double unc = 0;
-        for (String id : t.levers()) {
-          Candidate c = byId.get(id);
-          if (c != null) {
-            unc = Math.max(unc, c.uncertainty());
-          }
-        }
-        trials.add(new Report.Trial(t.index() + 1, t.levers(), safety(t.levers()), t.predictedGain() - 1, unc,
-            measured, p, t.kept() && measured != null ? Report.Verdict.KEPT : Report.Verdict.ROLLED_BACK,
-            checkOf(t) + v.outcome().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
-                + (v.detail().isEmpty() ? "" : ": " + v.detail()), v.blocks(), v.wallNanos() / 1e9));
-        String set = setBy(t.candidate());
-        if (!set.isEmpty()) {
-          notes.add("trial " + (t.index() + 1) + " (" + String.join(" + ", t.levers()) + "):" + set.substring(1));
-        }
-        if (t.kept() && measured != null) {
-          List<Report.EvidenceRef> refs = claimEvidence(o, t, spanStart, spanEnd);
-          String desc = t.levers().stream().map(id -> lever(id) == null ? id : lever(id).description())
-              .reduce((x, y) -> x + "; " + y).orElse("") + setBy(t.candidate());
-          claims.add(new Report.Claim("C" + (claims.size() + 1), String.format(java.util.Locale.ROOT,
-              "%s makes %s %.1f%% better (95%% CI %.1f%% to %.1f%%, p=%.2g)", String.join(" + ", t.levers()),
-              workload, (v.gain() - 1) * 100, (v.ciLow() - 1) * 100, (v.ciHigh() - 1) * 100, v.pValue()), refs,
-              new Report.Intervention(t.levers(), desc, t.index() + 1), measured));
-        }
-      }
-      int next = trials.size() + 1;
-      for (TrialRecord t : o.earlierNotReused()) {
-        Verdict v = t.verdict();
-        Report.Estimate measured = v.complete() && Double.isFinite(v.gain()) ? estimate(v) : null;
-        trials.add(new Report.Trial(next++, t.levers(), safety(t.levers()), t.predictedGain() - 1, 0, measured,
-            measured == null ? null : Double.isFinite(v.pValue()) ? v.pValue() : 1.0, Report.Verdict.ROLLED_BACK,
-            "measured by the interrupted run as its trial " + (t.index() + 1) + " on top of "
-                + (t.anchorLevers().isEmpty() ? "the shipped setup" : String.join(" + ", t.anchorLevers()))
-                + " (" + v.outcome().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
-                + "); the resumed search did not come to it, so it is not part of the result", v.blocks(),
-            v.wallNanos() / 1e9));
-      }
-      if (o.rankingReused()) {
-        notes.add("resumed run: the levers were ranked as the interrupted run ranked them (from its journal), and its "
-            + o.agent().reusedTrials() + " completed trials were reused, not run again");
-      }
-      double gain = o.agent().totalGain();
-      var conf = o.agent().confirmation().map(TrialRecord::verdict).filter(Verdict::complete);
-      Report.Estimate g = conf.map(ReportAssembly::estimate).orElse(new Report.Estimate(gain - 1, gain - 1, gain - 1));
-      // the final value as the confirmation gate measured it (untraced, like the gate's shipped arm); else the
-      // traced baseline scaled by the chained gain
-      double fin = conf.map(Verdict::candidateMedian).filter(Double::isFinite).orElse(higherIsBetter ? b.throughput() * gain : b.throughput() / gain);
-      conf.ifPresent(v -> notes.add(String.format(java.util.Locale.ROOT, "the baseline above was measured in the"
-          + " profile phase with tracing on; the confirmation gate measured the shipped setup at %.4g and the final"
-          + " one at %.4g %s, both untraced", v.anchorMedian(), v.candidateMedian(), b.metric())));
-      replayAccuracy(o, byId).ifPresent(notes::add);
-      if (conf.isEmpty() && !o.agent().keptLevers().isEmpty()) {
-        notes.add("no confirmation gate ran (the budget had no room for it): the final figure is the traced baseline"
-            + " times the gains chained from the kept trials, and its interval is not measured");
-      }
-      outcome = new Report.Outcome(fin, g, null, null, b.iterations());
-      Map<String, double[]> res = new LinkedHashMap<>();
-      for (Graph.Node n : o.analysis().graph().nodes()) {
-        if (n.kind() == Graph.Kind.KERNEL) {
-          double[] a = res.computeIfAbsent(n.name(), k -> new double[4]);
-          a[0] += n.durationNs();
-          a[1] += n.lowerNs();
-          a[2] += n.upperNs();
-          a[3]++;
-        }
-      }
-      res.forEach((k, a) -> residuals.add(new Report.KernelResidual(k, a[0] / a[3], a[1] / a[3],
-          Math.max(a[1] / a[3], a[2] / a[3]), (long) a[3])));
+    return violations;
+  }
+
+  private static List<Report.Hypothesis> hypotheses(Outcome o) {
+    List<Report.Hypothesis> hypotheses = new ArrayList<>();
+    int hi = 1;
+    for (Hypothesis h : o.analysis().hypotheses()) {
+      List<Report.Evidence> ev = h.evidence().stream()
+          .map(e -> new Report.Evidence(e.kind(), e.summary(), e.data())).toList();
+      hypotheses.add(new Report.Hypothesis("H" + hi++, h.cause().name(), h.cause().label(),
+          new Report.Estimate(h.effect(), h.effectLow(), Math.max(h.effectLow(), h.effectHigh())),
+          Math.min(1, Math.max(0, h.pValue())), h.confidence(), ev));
     }
-    Report.Timeline after = o == null || afterTrace.isEmpty() ? null : timeline("after: the final configuration ("
-        + String.join(" + ", o.agent().keptLevers()) + "), traced once the search had ended", afterTrace);
-    Report.Charts charts = new Report.Charts(timeline("before: the profile phase (shipped configuration)", trace),
-        after, residuals, telemetry(trace));
-    return new Report(Report.SCHEMA_VERSION, run, phases, baseline, outcome, qual, violations, hypotheses, trials,
-        claims, charts, notes);
+    return hypotheses;
+  }
+
+  private static Report.Qualification qualification(Outcome o) {
+    Qualification q = o.ranked().qualification();
+    Map<String, Report.Quantity> fp = new LinkedHashMap<>();
+    q.fingerprint().forEach((k, v) -> {
+      if (Double.isFinite(v)) {
+        fp.put(k, new Report.Quantity(v, unit(k)));
+      }
+    });
+    double head = q.headroom();
+    double u = 1.96 * q.predictedUncertainty();
+    return new Report.Qualification(fp, new Report.Estimate(head, Math.max(0, head - u),
+        Math.max(head, Math.min(q.floorHeadroom(), head + u))), q.reachable(), q.diagnosis());
+  }
+
+  /** The report's trials and claims, with the candidates they were tried as. */
+  private record Tried(List<Report.Trial> trials, List<Report.Claim> claims, Map<String, Candidate> byId) {}
+
+  /**
+   * Every trial of the search, then the interrupted run's trials the resumed search did not come to; a claim for
+   * each kept one. What gitm set for a trial's process goes to {@code notes}.
+   */
+  private static Tried tried(Outcome o, String workload, long[] span, List<String> notes) {
+    Map<String, Candidate> byId = new HashMap<>();
+    o.ranked().candidates().forEach(c -> byId.put(c.id(), c));
+    List<Report.Trial> trials = new ArrayList<>();
+    List<Report.Claim> claims = new ArrayList<>();
+    for (TrialRecord t : o.agent().trials()) {
+      Verdict v = t.verdict();
+      Report.Estimate measured = v.complete() && Double.isFinite(v.gain()) ? estimate(v) : null;
+      Double p = measured == null ? null : Double.isFinite(v.pValue()) ? v.pValue() : 1.0;
+      double unc = 0;
+      for (String id : t.levers()) {
+        Candidate c = byId.get(id);
+        if (c != null) {
+          unc = Math.max(unc, c.uncertainty());
+        }
+      }
+      trials.add(new Report.Trial(t.index() + 1, t.levers(), safety(t.levers()), t.predictedGain() - 1, unc,
+          measured, p, t.kept() && measured != null ? Report.Verdict.KEPT : Report.Verdict.ROLLED_BACK,
+          checkOf(t) + v.outcome().name().toLowerCase(Locale.ROOT).replace('_', ' ')
+              + (v.detail().isEmpty() ? "" : ": " + v.detail()), v.blocks(), v.wallNanos() / 1e9));
+      String set = setBy(t.candidate());
+      if (!set.isEmpty()) {
+        notes.add("trial " + (t.index() + 1) + " (" + String.join(" + ", t.levers()) + "):" + set.substring(1));
+      }
+      if (t.kept() && measured != null) {
+        claims.add(claim("C" + (claims.size() + 1), o, t, workload, measured, span));
+      }
+    }
+    int next = trials.size() + 1;
+    for (TrialRecord t : o.applied().earlierNotReused()) {
+      trials.add(notReused(next++, t));
+    }
+    return new Tried(trials, claims, byId);
+  }
+
+  private static Report.Claim claim(String id, Outcome o, TrialRecord t, String workload, Report.Estimate measured,
+      long[] span) {
+    Verdict v = t.verdict();
+    List<Report.EvidenceRef> refs = claimEvidence(o, t, span[0], span[1]);
+    String desc = t.levers().stream().map(l -> lever(l) == null ? l : lever(l).description())
+        .reduce((x, y) -> x + "; " + y).orElse("") + setBy(t.candidate());
+    return new Report.Claim(id, String.format(Locale.ROOT,
+        "%s makes %s %.1f%% better (95%% CI %.1f%% to %.1f%%, p=%.2g)", String.join(" + ", t.levers()),
+        workload, (v.gain() - 1) * 100, (v.ciLow() - 1) * 100, (v.ciHigh() - 1) * 100, v.pValue()), refs,
+        new Report.Intervention(t.levers(), desc, t.index() + 1), measured);
+  }
+
+  /** An interrupted run's trial that the resumed search did not come to, as the report's trial {@code number}. */
+  private static Report.Trial notReused(int number, TrialRecord t) {
+    Verdict v = t.verdict();
+    Report.Estimate measured = v.complete() && Double.isFinite(v.gain()) ? estimate(v) : null;
+    return new Report.Trial(number, t.levers(), safety(t.levers()), t.predictedGain() - 1, 0, measured,
+        measured == null ? null : Double.isFinite(v.pValue()) ? v.pValue() : 1.0, Report.Verdict.ROLLED_BACK,
+        "measured by the interrupted run as its trial " + (t.index() + 1) + " on top of "
+            + (t.anchorLevers().isEmpty() ? "the shipped setup" : String.join(" + ", t.anchorLevers()))
+            + " (" + v.outcome().name().toLowerCase(Locale.ROOT).replace('_', ' ')
+            + "); the resumed search did not come to it, so it is not part of the result", v.blocks(),
+        v.wallNanos() / 1e9);
+  }
+
+  /** The final figure and gain, with what a reader should know about how they were measured. */
+  private static Report.Outcome outcome(Outcome o, Profiler.Baseline b, boolean higherIsBetter,
+      Map<String, Candidate> byId, List<String> notes) {
+    if (o.ranked().reused()) {
+      notes.add("resumed run: the levers were ranked as the interrupted run ranked them (from its journal), and its "
+          + o.agent().reusedTrials() + " completed trials were reused, not run again");
+    }
+    double gain = o.agent().totalGain();
+    Optional<Verdict> conf = o.agent().confirmation().map(TrialRecord::verdict).filter(Verdict::complete);
+    Report.Estimate g = conf.map(ReportAssembly::estimate).orElse(new Report.Estimate(gain - 1, gain - 1, gain - 1));
+    // the final value as the confirmation gate measured it (untraced, like the gate's shipped arm); else the
+    // traced baseline scaled by the chained gain
+    double fin = conf.map(Verdict::candidateMedian).filter(Double::isFinite)
+        .orElse(higherIsBetter ? b.throughput() * gain : b.throughput() / gain);
+    conf.ifPresent(v -> notes.add(String.format(Locale.ROOT, "the baseline above was measured in the"
+        + " profile phase with tracing on; the confirmation gate measured the shipped setup at %.4g and the final"
+        + " one at %.4g %s, both untraced", v.anchorMedian(), v.candidateMedian(), b.metric())));
+    replayAccuracy(o, byId).ifPresent(notes::add);
+    if (conf.isEmpty() && !o.agent().keptLevers().isEmpty()) {
+      notes.add("no confirmation gate ran (the budget had no room for it): the final figure is the traced baseline"
+          + " times the gains chained from the kept trials, and its interval is not measured");
+    }
+    return new Report.Outcome(fin, g, null, null, b.iterations());
+  }
+
+  /** Each kernel's measured time against its modelled bounds, averaged over its executions. */
+  private static List<Report.KernelResidual> residuals(Outcome o) {
+    Map<String, double[]> res = new LinkedHashMap<>();
+    for (Graph.Node n : o.analysis().graph().nodes()) {
+      if (n.kind() == Graph.Kind.KERNEL) {
+        double[] a = res.computeIfAbsent(n.name(), k -> new double[4]);
+        a[0] += n.durationNs();
+        a[1] += n.lowerNs();
+        a[2] += n.upperNs();
+        a[3]++;
+      }
+    }
+    List<Report.KernelResidual> residuals = new ArrayList<>();
+    res.forEach((k, a) -> residuals.add(new Report.KernelResidual(k, a[0] / a[3], a[1] / a[3],
+        Math.max(a[1] / a[3], a[2] / a[3]), (long) a[3])));
+    return residuals;
   }
 
   /**
@@ -175,7 +261,7 @@ final class ReportAssembly {
    * traced span its evidence was measured over; the profile fact each lever's own expectation was read from; and the
    * gate's measurement.
    */
-  static List<Report.EvidenceRef> claimEvidence(Optimizer.Outcome o, TrialRecord t, long spanStart, long spanEnd) {
+  static List<Report.EvidenceRef> claimEvidence(Outcome o, TrialRecord t, long spanStart, long spanEnd) {
     Map<String, Report.EvidenceRef> refs = new LinkedHashMap<>();
     List<Hypothesis> hs = o.analysis().hypotheses();
     List<Violation> vs = o.analysis().violations();
@@ -206,7 +292,7 @@ final class ReportAssembly {
         }
       }
       if (!cited && spanEnd > spanStart) {
-        String ev = h.evidence().stream().map(io.gitm.analysis.attribution.Evidence::summary).filter(x -> !x.isBlank())
+        String ev = h.evidence().stream().map(Evidence::summary).filter(x -> !x.isBlank())
             .findFirst().orElse(h.cause().label());
         overSpan.add(hid + ": " + ev);
       }
@@ -217,13 +303,13 @@ final class ReportAssembly {
           + String.join("; ", overSpan)));
     }
     for (String id : t.levers()) {
-      String e = o.expectations().get(id);
+      String e = o.ranked().expectations().get(id);
       if (e != null) {
         refs.putIfAbsent("F:" + id, Report.EvidenceRef.fact(id, id + " was expected to help because " + e));
       }
     }
     Verdict v = t.verdict();
-    refs.put("G", Report.EvidenceRef.gate(t.index() + 1, String.format(java.util.Locale.ROOT, "%d blocks; median"
+    refs.put("G", Report.EvidenceRef.gate(t.index() + 1, String.format(Locale.ROOT, "%d blocks; median"
         + " %.4g against %.4g on the anchor, gain %+.1f%% (95%% CI %+.1f%% to %+.1f%%), p=%.2g",
         v.blocks(), v.candidateMedian(), v.anchorMedian(), (v.gain() - 1) * 100, (v.ciLow() - 1) * 100,
         (v.ciHigh() - 1) * 100, v.pValue())));
@@ -237,7 +323,7 @@ final class ReportAssembly {
    * interval excludes 0); and the coverage of the predicted interval p ± 1.96 σ (σ the candidate's uncertainty), the
    * share of measured gains inside it. Empty when no lever tried alone had a replay prediction.
    */
-  static java.util.Optional<String> replayAccuracy(Optimizer.Outcome o, Map<String, Candidate> byId) {
+  static Optional<String> replayAccuracy(Outcome o, Map<String, Candidate> byId) {
     List<Double> abs = new ArrayList<>();
     List<Double> none = new ArrayList<>();
     List<Double> rel = new ArrayList<>();
@@ -262,29 +348,29 @@ final class ReportAssembly {
       }
     }
     if (abs.isEmpty()) {
-      return java.util.Optional.empty();
+      return Optional.empty();
     }
-    return java.util.Optional.of(String.format(java.util.Locale.ROOT, "counterfactual replay predicted %d of the"
+    return Optional.of(String.format(Locale.ROOT, "counterfactual replay predicted %d of the"
         + " levers tried alone (the rest had only a prior): median error on the gain %.1f percentage points (a"
         + " do-nothing prediction of 0%% would score %.1f); %s; %d of %d measured gains (%.0f%%) inside the predicted"
         + " 95%% interval", abs.size(), 100 * median(abs), 100 * median(none), rel.isEmpty()
             ? "no measured gain was significant, so no relative error"
-            : String.format(java.util.Locale.ROOT, "median relative error %.0f%% over the %d whose measured gain was"
+            : String.format(Locale.ROOT, "median relative error %.0f%% over the %d whose measured gain was"
                 + " significant", 100 * median(rel), rel.size()), covered, abs.size(), 100.0 * covered / abs.size()));
   }
 
   private static double median(List<Double> xs) {
     List<Double> s = new ArrayList<>(xs);
-    java.util.Collections.sort(s);
+    Collections.sort(s);
     int n = s.size();
     return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
   }
 
   /** Whether violations of {@code invariant} are evidence for {@code cause}. */
-  static boolean measures(Violation.Invariant invariant, io.gitm.analysis.attribution.Cause cause) {
+  static boolean measures(Violation.Invariant invariant, Cause cause) {
     return switch (invariant) {
-      case STREAM_CONCURRENCY -> cause == io.gitm.analysis.attribution.Cause.FALSE_SERIALIZATION;
-      case MEMORY_TRAFFIC -> cause == io.gitm.analysis.attribution.Cause.EXCESS_TRAFFIC;
+      case STREAM_CONCURRENCY -> cause == Cause.FALSE_SERIALIZATION;
+      case MEMORY_TRAFFIC -> cause == Cause.EXCESS_TRAFFIC;
       case KERNEL_TIME -> switch (cause) {
         case MEMORY_BOUND_BELOW_ROOFLINE, CONTENTION, MEMORY_DEGRADED, THERMAL_THROTTLING, POWER_THROTTLING,
             POWER_BRAKE, CLOCK_DROP -> true;
@@ -293,14 +379,14 @@ final class ReportAssembly {
     };
   }
 
-  private static final java.util.regex.Pattern EXAMPLE = java.util.regex.Pattern.compile("corr (\\d+) at (-?\\d+) ns");
+  private static final Pattern EXAMPLE = Pattern.compile("corr (\\d+) at (-?\\d+) ns");
 
   /**
    * The trace window of the execution a violation's example names ({@code kernel 'k' stream 3 corr 12 at 5000 ns}):
    * its start and end in the analysed graph; null when not found or empty.
    */
   static long[] window(Graph g, String example) {
-    java.util.regex.Matcher m = EXAMPLE.matcher(example);
+    Matcher m = EXAMPLE.matcher(example);
     if (!m.find()) {
       return null;
     }
@@ -381,7 +467,7 @@ final class ReportAssembly {
     Map<String, List<Report.Span>> lanes = new LinkedHashMap<>();
     long first = Long.MAX_VALUE;
     for (TraceRecord r : trace) {
-      if (r instanceof io.gitm.trace.KernelRecord k) {
+      if (r instanceof KernelRecord k) {
         first = Math.min(first, k.startNs());
       }
     }
@@ -392,10 +478,10 @@ final class ReportAssembly {
     long to = from + 30_000_000L;
     for (TraceRecord r : trace) {
       switch (r) {
-        case io.gitm.trace.KernelRecord k when k.startNs() >= from && k.endNs() <= to ->
+        case KernelRecord k when k.startNs() >= from && k.endNs() <= to ->
             lanes.computeIfAbsent("stream " + k.stream(), x -> new ArrayList<>())
                 .add(new Report.Span(k.name(), k.startNs() - from, k.endNs() - from, Report.SpanKind.KERNEL));
-        case io.gitm.trace.CopyRecord c when c.startNs() >= from && c.endNs() <= to ->
+        case CopyRecord c when c.startNs() >= from && c.endNs() <= to ->
             lanes.computeIfAbsent("stream " + c.stream(), x -> new ArrayList<>())
                 .add(new Report.Span("copy " + c.kind(), c.startNs() - from, c.endNs() - from, Report.SpanKind.COPY));
         default -> {
@@ -414,7 +500,7 @@ final class ReportAssembly {
         s.add(x);
       }
     }
-    s.sort(java.util.Comparator.comparingLong(StateSample::timeNs));
+    s.sort(Comparator.comparingLong(StateSample::timeNs));
     List<Report.Series> out = new ArrayList<>();
     if (s.isEmpty()) {
       return out;
@@ -431,7 +517,7 @@ final class ReportAssembly {
         }
       }
       if (!t.isEmpty()) {
-        out.add(new Report.Series(f.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' '), f.unit(), t, v));
+        out.add(new Report.Series(f.name().toLowerCase(Locale.ROOT).replace('_', ' '), f.unit(), t, v));
       }
     }
     return out;
@@ -441,11 +527,11 @@ final class ReportAssembly {
    * What gitm set for the process when it measured {@code candidate}, exactly: its environment variables and CPUs
    * (kept levers' included); empty for a setup that sets neither.
    */
-  static String setBy(io.gitm.levers.Setup candidate) {
+  static String setBy(Setup candidate) {
     StringBuilder sb = new StringBuilder();
     if (!candidate.environment().isEmpty()) {
       sb.append("; the job ran with ");
-      new java.util.TreeMap<>(candidate.environment()).forEach((k, v) -> sb.append(k).append('=').append(v)
+      new TreeMap<>(candidate.environment()).forEach((k, v) -> sb.append(k).append('=').append(v)
           .append(' '));
       sb.setLength(sb.length() - 1);
       sb.append(" set by gitm");

@@ -15,13 +15,13 @@ class ExpectedTrialTest {
   @Test
   void aGateIsExpectedToTakeItsBlocksOfIterationsAtTheBaselinesWallTimePerIteration() {
     // 8 pairs and 1 warm-up block per arm: 18 blocks of 4 iterations at 4.7 s (af2 at its defaults on the H200)
-    Duration d = RunLoop.expectedTrial(baseline(2, 9.4), Gate.Options.defaults(), 4);
+    Duration d = Tuning.expectedTrial(baseline(2, 9.4), Gate.Options.defaults(), 4);
     assertThat(d.toMillis()).isEqualTo(18 * 4 * 4700);
   }
 
   @Test
   void aBaselineWithoutWallTimeExpectsNothing() {
-    assertThat(RunLoop.expectedTrial(baseline(0, 0), Gate.Options.defaults(), 4)).isEqualTo(Duration.ZERO);
-    assertThat(RunLoop.expectedTrial(baseline(3, Double.NaN), Gate.Options.defaults(), 4)).isEqualTo(Duration.ZERO);
+    assertThat(Tuning.expectedTrial(baseline(0, 0), Gate.Options.defaults(), 4)).isEqualTo(Duration.ZERO);
+    assertThat(Tuning.expectedTrial(baseline(3, Double.NaN), Gate.Options.defaults(), 4)).isEqualTo(Duration.ZERO);
   }
 }

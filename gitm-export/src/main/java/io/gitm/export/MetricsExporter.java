@@ -2,10 +2,12 @@ package io.gitm.export;
 
 import io.gitm.api.Ticker;
 import io.gitm.device.StateSampler;
-import io.gitm.run.RunLoop;
+import io.gitm.run.RunEvents;
 import io.gitm.telemetry.SampleSink;
 import io.gitm.telemetry.TelemetryLoop;
 import java.io.IOException;
+import java.net.BindException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -88,7 +90,7 @@ public final class MetricsExporter implements AutoCloseable {
   public static MetricsExporter start(Options options, Ticker ticker, Clock clock) throws IOException {
     try {
       return new MetricsExporter(options, ticker, clock);
-    } catch (java.net.BindException e) {
+    } catch (BindException e) {
       throw new IOException("cannot listen on " + describe(options.prometheus()) + ": " + e.getMessage(), e);
     }
   }
@@ -127,7 +129,7 @@ public final class MetricsExporter implements AutoCloseable {
    * A listener that passes every event to {@code delegate} first, then records the run's progress as metrics and,
    * with OTLP, as spans.
    */
-  public RunLoop.Listener around(RunLoop.Listener delegate) {
+  public RunEvents around(RunEvents delegate) {
     Spans s = otlp == null ? Spans.none() : otlp.spans();
     spans = s;
     RunProgress p = new RunProgress(delegate, ticker, s, board);
@@ -259,7 +261,7 @@ public final class MetricsExporter implements AutoCloseable {
       return env.strip();
     }
     try {
-      return java.net.InetAddress.getLocalHost().getHostName();
+      return InetAddress.getLocalHost().getHostName();
     } catch (IOException e) {
       return "localhost";
     }

@@ -33,6 +33,7 @@ import io.opentelemetry.sdk.trace.export.BatchSpanProcessor;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
 import java.net.URI;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -144,7 +145,7 @@ final class Otlp implements AutoCloseable {
   }
 
   private static Clock anchored(Ticker ticker, java.time.Clock wall) {
-    java.time.Instant i = wall.instant();
+    Instant i = wall.instant();
     long epoch0 = i.getEpochSecond() * 1_000_000_000L + i.getNano();
     long t0 = ticker.nanos();
     return new Clock() {

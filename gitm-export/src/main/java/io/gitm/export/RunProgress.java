@@ -3,8 +3,8 @@ package io.gitm.export;
 import io.gitm.api.Budget;
 import io.gitm.api.Ticker;
 import io.gitm.run.Phase;
-import io.gitm.run.PhasePlan;
-import io.gitm.run.RunLoop;
+import io.gitm.run.RunClock;
+import io.gitm.run.RunEvents;
 import io.gitm.search.TrialRecord;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,7 +16,7 @@ import java.util.Locale;
  * console): the phase, elapsed and remaining time, the best gain so far, trials done and kept. The wrapped listener
  * always sees every event first and unchanged; a failure here is counted on the board and never reaches the run.
  */
-final class RunProgress implements RunLoop.Listener {
+final class RunProgress implements RunEvents {
   static final Family INFO = Board.def("gitm_run_info", Family.Type.GAUGE,
       "The run being optimized: its id, device (real or simulated) and budget; always 1.", "1");
   static final Family PHASE = Board.def("gitm_run_phase", Family.Type.GAUGE,
@@ -33,7 +33,7 @@ final class RunProgress implements RunLoop.Listener {
       "Trials whose lever passed the rollback gate and was kept.", "1");
   static final List<Family> CATALOGUE = List.of(INFO, PHASE, ELAPSED, REMAINING, BEST, TRIALS, KEPT);
 
-  private final RunLoop.Listener delegate;
+  private final RunEvents delegate;
   private final Ticker ticker;
   private final Spans spans;
   private final Board board;
@@ -48,7 +48,7 @@ final class RunProgress implements RunLoop.Listener {
   private long trials;
   private long kept;
 
-  RunProgress(RunLoop.Listener delegate, Ticker ticker, Spans spans, Board board) {
+  RunProgress(RunEvents delegate, Ticker ticker, Spans spans, Board board) {
     this.delegate = delegate;
     this.ticker = ticker;
     this.spans = spans;
@@ -88,23 +88,23 @@ final class RunProgress implements RunLoop.Listener {
   }
 
   @Override
-  public void trial(TrialRecord t, long runStartNanos, PhasePlan plan) {
-    delegate.trial(t, runStartNanos, plan);
-    count(t, runStartNanos, plan);
+  public void trial(TrialRecord t, RunClock clock) {
+    delegate.trial(t, clock);
+    count(t, clock);
   }
 
   @Override
-  public void reused(TrialRecord t, long runStartNanos, PhasePlan plan) {
-    delegate.reused(t, runStartNanos, plan);
-    count(t, runStartNanos, plan);
+  public void reused(TrialRecord t, RunClock clock) {
+    delegate.reused(t, clock);
+    count(t, clock);
   }
 
   @Override
-  public void trialStarted(String what, long runStartNanos, PhasePlan plan) {
-    delegate.trialStarted(what, runStartNanos, plan);
+  public void trialStarted(String what, RunClock clock) {
+    delegate.trialStarted(what, clock);
   }
 
-  private void count(TrialRecord t, long runStartNanos, PhasePlan plan) {
+  private void count(TrialRecord t, RunClock clock) {
     guard(() -> {
       synchronized (this) {
         if (t.kind() == TrialRecord.Kind.CONFIRMATION) {
@@ -119,9 +119,9 @@ final class RunProgress implements RunLoop.Listener {
         if (t.kept()) {
           kept++;
         }
-        startNanos = runStartNanos;
+        startNanos = clock.startNanos();
         started = true;
-        budget = plan.budget().duration();
+        budget = clock.plan().budget().duration();
       }
       spans.trial(t);
     });

@@ -1,6 +1,7 @@
 package io.gitm.export;
 
 import io.gitm.trace.StateField;
+import java.util.List;
 
 /**
  * The exported name of each device state field. A field that NVIDIA's dcgm-exporter also exports has its DCGM name,
@@ -15,7 +16,7 @@ record StateMetric(StateField field, String name, Family.Type type, double scale
   private static final double MIB = 1.0 / (1 << 20);
 
   /** One per {@link StateField}, in its order. */
-  static final java.util.List<StateMetric> ALL = java.util.List.of(
+  static final List<StateMetric> ALL = List.of(
       new StateMetric(StateField.GPU_UTILIZATION, "DCGM_FI_DEV_GPU_UTIL", Family.Type.GAUGE, 1, "%",
           "GPU utilization (in %)."),
       new StateMetric(StateField.MEMORY_UTILIZATION, "DCGM_FI_DEV_MEM_COPY_UTIL", Family.Type.GAUGE, 1, "%",

@@ -6,7 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.gitm.api.Budget;
 import io.gitm.run.Phase;
 import io.gitm.run.PhasePlan;
-import io.gitm.run.RunLoop;
+import io.gitm.run.RunClock;
+import io.gitm.run.RunEvents;
 import io.gitm.search.Verdict;
 import io.opentelemetry.proto.metrics.v1.AggregationTemporality;
 import io.opentelemetry.proto.metrics.v1.Metric;
@@ -81,7 +82,7 @@ class OtlpPushTest {
   void pushesTheRunAsSpansOfPhasesAndTrialsAndItsProgressAsMetrics() throws Exception {
     try (OtlpReceiver collector = new OtlpReceiver()) {
       MetricsExporter e = start(collector.endpoint());
-      RunLoop.Listener l = e.around(RunLoop.Listener.none());
+      RunEvents l = e.around(RunEvents.none());
       long start = ticker.get();
       l.header("20261130-120000-hft-lob-abcd", "Simulated NVIDIA H200 (preset h200) [SIMULATED]", "2m (…)");
       l.phase(Phase.PROFILE, Duration.ofSeconds(10));
@@ -89,11 +90,11 @@ class OtlpPushTest {
       l.phase(Phase.ATTRIBUTE, Duration.ofSeconds(20));
       l.phase(Phase.RANK, Duration.ofSeconds(30));
       l.phase(Phase.APPLY, Duration.ofSeconds(40));
-      PhasePlan plan = new PhasePlan(Budget.parse("2m"));
+      RunClock runClock = new RunClock(new PhasePlan(Budget.parse("2m")), ticker::get, start);
       ticker.addAndGet(4_000_000_000L);
-      l.trial(Fixtures.trial(0, "pool-allocation", Verdict.Outcome.KEPT, 1.2, 3_000_000_000L), start, plan);
+      l.trial(Fixtures.trial(0, "pool-allocation", Verdict.Outcome.KEPT, 1.2, 3_000_000_000L), runClock);
       ticker.addAndGet(4_000_000_000L);
-      l.trial(Fixtures.trial(1, "streams-2", Verdict.Outcome.NOT_SIGNIFICANT, 1.01, 3_500_000_000L), start, plan);
+      l.trial(Fixtures.trial(1, "streams-2", Verdict.Outcome.NOT_SIGNIFICANT, 1.01, 3_500_000_000L), runClock);
       l.phase(Phase.REPORT, Duration.ofSeconds(20));
       ticker.addAndGet(1_000_000_000L);
       e.close();

@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.gitm.api.Budget;
 import io.gitm.run.Phase;
 import io.gitm.run.PhasePlan;
-import io.gitm.run.RunLoop;
+import io.gitm.run.RunClock;
+import io.gitm.run.RunEvents;
+import io.gitm.search.TrialRecord;
 import io.gitm.search.Verdict;
 import io.gitm.trace.StateField;
 import io.gitm.trace.StateSample;
@@ -134,7 +136,7 @@ class PrometheusEndpointTest {
   void runProgressFollowsTheRunsEvents() throws Exception {
     start();
     List<String> seen = new ArrayList<>();
-    RunLoop.Listener console = new RunLoop.Listener() {
+    RunEvents console = new RunEvents() {
       @Override
       public void header(String run, String device, String budget) {
         seen.add("header " + run);
@@ -151,11 +153,11 @@ class PrometheusEndpointTest {
       }
 
       @Override
-      public void trial(io.gitm.search.TrialRecord t, long startNanos, PhasePlan plan) {
+      public void trial(TrialRecord t, RunClock clock) {
         seen.add("trial " + t.index());
       }
     };
-    RunLoop.Listener l = exporter.around(console);
+    RunEvents l = exporter.around(console);
     assertThat(scrape()).as("nothing of a run before its header").doesNotContainKey("gitm_run_info");
     long start = ticker.get();
     l.header("20261130-120000-hft-lob-abcd", "Simulated NVIDIA H200 (preset h200) [SIMULATED]",
@@ -163,10 +165,10 @@ class PrometheusEndpointTest {
     l.phase(Phase.PROFILE, Duration.ofSeconds(10));
     ticker.addAndGet(12_000_000_000L);
     l.phase(Phase.APPLY, Duration.ofSeconds(40));
-    PhasePlan plan = new PhasePlan(Budget.parse("2m"));
-    l.trial(Fixtures.trial(0, "pool-allocation", Verdict.Outcome.KEPT, 1.25, 3_000_000_000L), start, plan);
-    l.trial(Fixtures.trial(1, "streams-2", Verdict.Outcome.SLOWER, 0.97, 3_000_000_000L), start, plan);
-    l.trial(Fixtures.trial(2, "preallocate", Verdict.Outcome.KEPT, 1.04, 3_000_000_000L), start, plan);
+    RunClock runClock = new RunClock(new PhasePlan(Budget.parse("2m")), ticker::get, start);
+    l.trial(Fixtures.trial(0, "pool-allocation", Verdict.Outcome.KEPT, 1.25, 3_000_000_000L), runClock);
+    l.trial(Fixtures.trial(1, "streams-2", Verdict.Outcome.SLOWER, 0.97, 3_000_000_000L), runClock);
+    l.trial(Fixtures.trial(2, "preallocate", Verdict.Outcome.KEPT, 1.04, 3_000_000_000L), runClock);
     l.line("result   done");
     ticker.addAndGet(18_000_000_000L);
 
@@ -190,9 +192,9 @@ class PrometheusEndpointTest {
   @Test
   void aFailureInTheExporterIsCountedAndNeverReachesTheRun() throws Exception {
     start();
-    RunLoop.Listener l = exporter.around(RunLoop.Listener.none());
+    RunEvents l = exporter.around(RunEvents.none());
     l.header("r", "d", "not a budget line");
-    l.trial(Fixtures.trial(0, "x", Verdict.Outcome.KEPT, 1.1, 1), ticker.get(), null); // plan null: a bug upstream
+    l.trial(Fixtures.trial(0, "x", Verdict.Outcome.KEPT, 1.1, 1), null); // clock null: a bug upstream
     var f = scrape();
     assertThat(f.get("gitm_exporter_errors_total").value()).isEqualTo(1);
     assertThat(f).as("no budget known, no remaining time").doesNotContainKey("gitm_run_remaining_seconds");

@@ -1,0 +1,207 @@
+package io.gitm.run;
+
+import io.gitm.analysis.attribution.Hypothesis;
+import io.gitm.api.Ticker;
+import io.gitm.device.DeviceInfo;
+import io.gitm.device.GpuProcess;
+import io.gitm.device.HardwareSpec;
+import io.gitm.device.StateSampler;
+import io.gitm.job.Job;
+import io.gitm.job.ProcessJob;
+import io.gitm.job.ProcessSpec;
+import io.gitm.levers.Lever;
+import io.gitm.levers.LeverContext;
+import io.gitm.levers.Setup;
+import io.gitm.search.Gate;
+import io.gitm.sim.SimSpec;
+import io.gitm.store.RunDir;
+import io.gitm.trace.TraceRecord;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * A black-box job ({@code gitm run --cmd}) as a run's target: profiled by {@link ProcessProfiler} (one run traced by
+ * CUPTI injection, then untraced runs for the baseline), measured by the agent as a {@link ProcessJob} (each gate
+ * block one fresh process), reached only by the levers a process accepts from outside, and never replayed. Its spec
+ * is written to the run folder ({@code process.json}), and so are its profile's notes, for a resume.
+ *
+ * @param tracing the environment that traces a run into the given file (CUPTI injection), or null when tracing is
+ *     unavailable ({@code tracingOff} says why)
+ * @param sampler the job's GPU's state sampler (NVML), or null when there is none
+ * @param gpuProcesses the processes using that GPU now (NVML), or null when unknown; the profile keeps those of the
+ *     job's process group
+ * @param info the GPU as NVML describes it, or a host-only description
+ * @param extraEvidence findings from elsewhere (an imported PyTorch profiler trace), added to the report's notes
+ */
+public record ProcessTarget(ProcessSpec spec, Function<Path, Map<String, String>> tracing, String tracingOff,
+    StateSampler sampler, Supplier<List<GpuProcess>> gpuProcesses, DeviceInfo info, String choiceReason,
+    List<String> extraEvidence) implements RunTarget {
+  /** The profile's notes and busy-process count, kept for a resumed run. */
+  static final String PROFILE_NOTES = "profile-notes.json";
+
+  public ProcessTarget {
+    extraEvidence = List.copyOf(extraEvidence == null ? List.of() : extraEvidence);
+  }
+
+  /** How reports name the job: its command, shortened. */
+  @Override
+  public String name() {
+    String c = String.join(" ", spec.command());
+    return "cmd: " + (c.length() > 80 ? c.substring(0, 77) + "..." : c);
+  }
+
+  @Override
+  public Map<String, String> requestDescription() {
+    return Map.of("request.kind", "process");
+  }
+
+  @Override
+  public Map<String, Object> resumeFiles() {
+    return Map.of("process.json", spec.toJson());
+  }
+
+  @Override
+  public Optional<Record> groundTruth() {
+    return Optional.empty();
+  }
+
+  /** The profile phase; a job that fails as shipped stops the run with its status and last lines. */
+  @Override
+  public Profile profile(Profile.Input in) throws IOException {
+    ProcessProfiler.Result r = profileProcess(in);
+    in.run().writeJson(PROFILE_NOTES, Map.of("notes", r.notes(), "jobProcesses", r.jobProcesses()));
+    return new Profile(r.baseline(), r.notes(), Map.of(LeverContext.FACT_JOB_PROCESSES, (double) r.jobProcesses()));
+  }
+
+  private ProcessProfiler.Result profileProcess(Profile.Input in) throws IOException {
+    RunDir run = in.run();
+    Ticker wall = in.clock().wall();
+    Duration first = spec.timeout() != null ? spec.timeout() : in.clock().plan().budget().duration().dividedBy(3);
+    try (ProcessJob job = new ProcessJob(spec, run.dir(), wall, first)) {
+      List<Path> kept = job.keepPreexistingOutputs();
+      ProcessProfiler.Result r = ProcessProfiler.profile(job, name(), tracing, tracingOff, sampler, gpuProcesses,
+          in.tracePath(), in.window(), wall, in.control());
+      if (!kept.isEmpty()) {
+        List<String> notes = new ArrayList<>(r.notes());
+        notes.add("output files that existed before the run were moved to "
+            + run.dir().resolve("preexisting-outputs"));
+        r = new ProcessProfiler.Result(r.baseline(), r.runs(), r.jobProcesses(), notes);
+      }
+      return r;
+    } catch (ProcessProfiler.BrokenJob e) {
+      String message = e.getMessage();
+      in.journal().append("failed", Map.of("phase", "profile", "error", message));
+      throw new RunLoop.RunFailure("run " + run.id() + ": " + RunLoop.oneLine(message) + "; last lines:\n"
+          + message.substring(Math.min(message.length(), message.indexOf('\n') + 1)), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      in.journal().append("failed", Map.of("phase", "profile", "error", "stopped by request"));
+      throw new RunLoop.RunFailure("run " + run.id() + " was stopped before the job's baseline was measured; its"
+          + " process group was ended", e);
+    } catch (IllegalArgumentException | UncheckedIOException e) {
+      in.journal().append("failed", Map.of("phase", "profile", "error", RunLoop.oneLine(e.getMessage())));
+      throw new RunLoop.RunFailure("run " + run.id() + " cannot run the job: " + RunLoop.oneLine(e.getMessage()), e);
+    }
+  }
+
+  @Override
+  public Profile reuse(RunDir run, Profiler.Baseline baseline) throws IOException {
+    Path file = run.dir().resolve(PROFILE_NOTES);
+    if (!Files.isRegularFile(file)) {
+      return new Profile(baseline, List.of(), Map.of());
+    }
+    Map<?, ?> pn = RunLoop.JSON.readValue(file.toFile(), Map.class);
+    List<String> notes = new ArrayList<>();
+    ((List<?>) pn.get("notes")).forEach(x -> notes.add(String.valueOf(x)));
+    return new Profile(baseline, notes, Map.of(LeverContext.FACT_JOB_PROCESSES,
+        ((Number) pn.get("jobProcesses")).doubleValue()));
+  }
+
+  @Override
+  public Map<String, Double> traceFacts(List<TraceRecord> records) {
+    return ProcessProfiler.traceFacts(records);
+  }
+
+  @Override
+  public Optional<SimSpec> replaySpec(DeviceInfo info, HardwareSpec hw) {
+    return Optional.empty();
+  }
+
+  /** One process per gate block, under a watchdog of the per-run timeout and half a minute. */
+  @Override
+  public Tuning tune(Profiler.Baseline baseline, Gate.Options gate, PhasePlan plan) {
+    return Tuning.of(baseline, 1, gate.withBlockTimeout(timeout(baseline).plusSeconds(30)));
+  }
+
+  @Override
+  public Job.Closeable openJob(RunDir run, Ticker wall, Profiler.Baseline baseline, Tuning tuning) {
+    return new ProcessJob(spec, run.dir(), wall, timeout(baseline));
+  }
+
+  @Override
+  public LeverContext leverContext(DeviceInfo info, List<Hypothesis> hypotheses, Map<String, Double> facts,
+      Setup shipped) {
+    // no workload spec: a process job has no knobs of its own, and its device settings are never changed
+    return new LeverContext(null, info, hypotheses, facts, false, shipped);
+  }
+
+  /** Only the levers a process accepts from outside. */
+  @Override
+  public boolean admits(Lever lever) {
+    return lever.scope() == Lever.Scope.PROCESS;
+  }
+
+  @Override
+  public double outputTolerance() {
+    return spec.rtol();
+  }
+
+  @Override
+  public boolean higherIsBetter() {
+    return spec.metric().higherIsBetter();
+  }
+
+  @Override
+  public List<String> notes(Profiler.Baseline baseline, List<String> notes) {
+    List<String> out = new ArrayList<>();
+    out.add("job: " + String.join(" ", spec.argv()) + " in " + spec.workdir() + "; metric: "
+        + spec.metric().describe() + "; each gate block is one fresh process; per-run timeout "
+        + RunLoop.window(timeout(baseline)));
+    out.add("environment the job received before any lever (nothing else of gitm's): " + spec.environment());
+    out.addAll(notes);
+    extraEvidence.forEach(e -> out.add("extra evidence: " + e));
+    return out;
+  }
+
+  @Override
+  public AfterTrace traceAfter(Outcome outcome, Profiler.Baseline baseline, RunClock clock,
+      RunLoop.Control control) {
+    return new AfterTrace(List.of(), "no \"after\" timeline: a black-box job's runs in the apply phase are not"
+        + " traced");
+  }
+
+  /** Nothing to release: the profile's processes have ended. */
+  @Override
+  public void close() {}
+
+  /**
+   * The per-run timeout of the job after its profile: the user's, else five times its slowest baseline run, at
+   * least 30 s.
+   */
+  Duration timeout(Profiler.Baseline b) {
+    if (spec.timeout() != null) {
+      return spec.timeout();
+    }
+    double slowest = Double.isFinite(b.latency().max()) ? b.latency().max() / 1000 : 60;
+    return Duration.ofMillis(Math.round(1000 * Math.max(30, 5 * slowest)));
+  }
+}

@@ -1,0 +1,149 @@
+package io.gitm.run;
+
+import io.gitm.analysis.Ceilings;
+import io.gitm.device.DeviceInfo;
+import io.gitm.device.HardwareSpec;
+import io.gitm.store.Journal;
+import io.gitm.store.RunDir;
+import io.gitm.store.RunInfo;
+import io.gitm.trace.TraceMeta;
+import io.gitm.trace.TraceRecord;
+import io.gitm.tracer.TraceReader;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * Phase 1, profile: opens the run's folder (or takes over the interrupted run's), tells the run's header, journals
+ * the start (or the resume), profiles the target's shipped setup (unless the interrupted run did) into
+ * {@code trace.gtrace} and {@code baseline.json}, and reads the trace back with the ceilings it is analysed against.
+ * The target is closed when the step ends.
+ */
+final class ProfileStep {
+  static final String TRACE = "trace.gtrace";
+  static final String BASELINE = "baseline.json";
+
+  private ProfileStep() {}
+
+  static Profiled run(RunLoop.Request req, RunClock clock, Clock time, RunEvents events, RunLoop.Control control)
+      throws IOException {
+    RunTarget target = req.job();
+    try (target) {
+      DeviceInfo info = target.info();
+      Map<String, String> device = device(info, target);
+      RunDir run = open(req, info, device, clock.plan(), time, events);
+      Resume resume = Resume.of(req.previous(), run);
+      try (Journal j = run.journal()) {
+        RunJournal journal = new RunJournal(j, time);
+        if (req.resumed() == null) {
+          journal.append("start", Map.of("budget", req.budget().toString(), "target", req.target().toString(),
+              "device", device));
+        } else {
+          journal.append("resume", Map.of("completedTrials", resume.completed().size(), "profiled",
+              resume.profiled(), "usedSeconds", clock.elapsed().toMillis() / 1000.0));
+        }
+        Measured m = resume.profiled() ? reuse(target, run, events)
+            : measure(target, run, clock, control, journal, events);
+        return read(target, run, info, device, resume, m, req);
+      }
+    }
+  }
+
+  /**
+   * The run's folder: the interrupted run's, or a new one with the files a resume reads back. Tells the header, and
+   * writes what the device knows to be true of the job.
+   */
+  private static RunDir open(RunLoop.Request req, DeviceInfo info, Map<String, String> device, PhasePlan plan,
+      Clock time, RunEvents events) throws IOException {
+    RunTarget target = req.job();
+    boolean fresh = req.resumed() == null;
+    RunDir run = fresh ? RunDir.create(req.store(), new RunInfo(null, target.name(), req.command(),
+        req.budget().toString(), req.target().toString(), device, null, req.gitmVersion()), time) : req.resumed();
+    if (fresh) {
+      for (Map.Entry<String, Object> f : target.resumeFiles().entrySet()) {
+        run.writeJson(f.getKey(), f.getValue());
+      }
+    }
+    events.header(run.id(), info.name() + " [" + RunLoop.label(info.kind()) + "]", budgetLine(req, plan));
+    if (fresh) {
+      Optional<Record> truth = target.groundTruth();
+      if (truth.isPresent()) {
+        run.writeJson("ground-truth.json", truth.get());
+      }
+    }
+    return run;
+  }
+
+  /** The run's device as {@code run.json} and the journal describe it. */
+  private static Map<String, String> device(DeviceInfo info, RunTarget target) {
+    Map<String, String> d = new LinkedHashMap<>();
+    d.put("kind", info.kind().label());
+    d.put("backend", info.backend());
+    d.put("name", info.name());
+    d.put("uuid", info.uuid());
+    d.put("driver", info.driverVersion());
+    d.put("chosen", target.choiceReason());
+    d.putAll(target.requestDescription());
+    return d;
+  }
+
+  /** The budget with its phase windows and the target, as the header shows them. */
+  private static String budgetLine(RunLoop.Request req, PhasePlan plan) {
+    return req.budget() + " (" + plan.windows().stream()
+        .map(x -> x.phase().label().toLowerCase() + " " + RunLoop.window(x.length()))
+        .collect(Collectors.joining(", ")) + "); target " + req.target();
+  }
+
+  /** A profile and the wall time it took. */
+  private record Measured(Profile profile, Duration used) {}
+
+  private static Measured reuse(RunTarget target, RunDir run, RunEvents events) throws IOException {
+    Profiler.Baseline b = RunLoop.JSON.readValue(run.dir().resolve(BASELINE).toFile(), Profiler.Baseline.class);
+    Profile profile = target.reuse(run, b);
+    events.line("profile  reused from the interrupted run: " + b.iterations() + " iterations");
+    return new Measured(profile, Duration.ZERO);
+  }
+
+  private static Measured measure(RunTarget target, RunDir run, RunClock clock, RunLoop.Control control,
+      RunJournal journal, RunEvents events) throws IOException {
+    Duration window = clock.remaining(Phase.PROFILE);
+    events.phase(Phase.PROFILE, window);
+    journal.append("phase-start", Map.of("phase", "profile", "seconds", window.toMillis() / 1000.0));
+    long t0 = clock.wall().nanos();
+    Profile p = target.profile(new Profile.Input(run, run.dir().resolve(TRACE), window, clock, control, journal));
+    Profiler.Baseline b = p.baseline();
+    run.writeJson(BASELINE, b);
+    Duration used = Duration.ofNanos(clock.wall().nanos() - t0);
+    journal.append("phase-end", Map.of("phase", "profile", "iterations", b.iterations(), "throughput",
+        b.throughput()));
+    events.line(String.format(Locale.ROOT, "profile  %d iterations, %s %s, latency p50 %.3f ms p99 %.3f ms,"
+        + " tracing %s", b.iterations(), RunLoop.si(b.throughput()), b.metric(), b.latency().p50(),
+        b.latency().p99(), b.tracing()));
+    return new Measured(p, used);
+  }
+
+  /** The profile's trace read back, its facts, and the ceilings and device model it is read against. */
+  private static Profiled read(RunTarget target, RunDir run, DeviceInfo info, Map<String, String> device,
+      Resume resume, Measured m, RunLoop.Request req) throws IOException {
+    TraceMeta meta;
+    List<TraceRecord> records = new ArrayList<>();
+    try (TraceReader r = TraceReader.open(run.dir().resolve(TRACE))) {
+      meta = r.meta();
+      r.read(records::add);
+    }
+    Profile profile = m.profile().withFacts(target.traceFacts(records));
+    Path cal = req.store().hardwareSpec(info.name(), info.uuid(), info.driverVersion());
+    Ceilings.Choice ceilings = Ceilings.forTrace(meta, cal);
+    HardwareSpec hw = ceilings.spec();
+    return new Profiled(run, info, device, resume, profile, m.used(), meta, records, ceilings,
+        target.replaySpec(info, hw));
+  }
+}
