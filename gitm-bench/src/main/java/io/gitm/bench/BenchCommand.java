@@ -54,7 +54,8 @@ public final class BenchCommand implements ExtraCommand {
   List<String> workloads;
 
   @Option(names = "--scenarios", paramLabel = "N", defaultValue = "2",
-      description = "Synthetic scenarios of the search comparison, 0 to 16 (0 leaves it out; default: ${DEFAULT-VALUE}).")
+      description = "Synthetic scenarios of the search comparison, 0 to 16 (0 leaves it out;"
+          + " default: ${DEFAULT-VALUE}).")
   int scenarios;
 
   @Option(names = "--seed", paramLabel = "S", defaultValue = "1", description = "Seed of the synthetic scenarios.")
@@ -140,9 +141,10 @@ public final class BenchCommand implements ExtraCommand {
           .append("|---|---|---:|---:|---:|---:|---:|---|\n");
       SearchHarness.Settings settings = SearchHarness.Settings.defaults().withSeed(seed);
       for (int k = 0; k < scenarios; k++) {
-        SearchHarness.Scenario s = SearchHarness.synthetic(k + 1, seed * 1000 + k, k % 2 == 0 ? 0.02 : 0.04);
+        SearchHarness.Scenario s = SyntheticScenario.of(k + 1, seed * 1000 + k, k % 2 == 0 ? 0.02 : 0.04);
         SearchHarness.Comparison c = SearchHarness.compare(s, settings);
-        md.append(String.format(Locale.ROOT, "| %s | %s | %.0f%% | %.3f (%d) | %.3f (%d) | %.1f%% | %.1f%% | %s, %s |%n",
+        md.append(String.format(Locale.ROOT,
+            "| %s | %s | %.0f%% | %.3f (%d) | %.3f (%d) | %.1f%% | %.1f%% | %s, %s |%n",
             s.name(), s.description(), 100 * s.target(), c.oracle().speedup(), c.oracle().trials(),
             c.agent().speedup(), c.agent().trials(), 100 * c.speedupShare(), 100 * c.trialShare(),
             reached(c.agent().trialsToTarget()), reached(c.random().trialsToTarget())));
