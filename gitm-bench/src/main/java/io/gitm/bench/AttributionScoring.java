@@ -5,10 +5,12 @@ import io.gitm.analysis.Ceilings;
 import io.gitm.analysis.Differential;
 import io.gitm.analysis.attribution.Cause;
 import io.gitm.analysis.attribution.Hypothesis;
+import io.gitm.api.Ticker;
 import io.gitm.device.HostMemoryKind;
 import io.gitm.run.Profiler;
 import io.gitm.sim.SimDevice;
 import io.gitm.sim.SimSpec;
+import io.gitm.stats.Sample;
 import io.gitm.trace.MarkerRecord;
 import io.gitm.trace.TraceMeta;
 import io.gitm.trace.TraceRecord;
@@ -24,7 +26,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -87,7 +89,7 @@ public final class AttributionScoring {
     m.put("pcie-downgrade", Cause.HOST_LINK_DEGRADED);
     m.put("power-brake", Cause.POWER_BRAKE);
     m.put("ecc-retirement", Cause.MEMORY_DEGRADED);
-    return java.util.Collections.unmodifiableMap(m);
+    return Collections.unmodifiableMap(m);
   }
 
   /**
@@ -385,221 +387,28 @@ public final class AttributionScoring {
     return of == 0 ? Double.NaN : (double) n / of;
   }
 
-  /** The fault-free run of a seed: the reference for slowdowns and onsets, and the differential's baseline. */
-  private record Reference(long firstNs, long jobNs, Differential.Side side) {}
-
-  private static Reference reference(Options o, Path data, long seed, Map<Long, Reference> cache) {
-    return cache.computeIfAbsent(seed, s -> {
-      Run r = run(o, data, "", s);
-      return new Reference(r.firstNs(), r.jobNs(), r.side());
-    });
-  }
-
   /** The causes new or grown in {@code r} against the fault-free run of its seed, ranked. */
   static List<Cause> changed(Differential.Side baseline, Run r) {
     return Differential.compare(baseline, r.side()).ranked().stream().map(Differential.Change::cause).toList();
   }
 
-  private static int rank(List<Cause> ranked, Cause c) {
-    int i = ranked.indexOf(c);
-    return i < 0 ? Integer.MAX_VALUE : i + 1;
-  }
-
-  /** Runs every case and scores it; {@code progress} gets one line per fault or pair. */
+  /**
+   * Runs every case and scores it ({@link Scoring}): each fault alone, every pair, the fault-free seeds;
+   * {@code progress} gets one line per fault or pair.
+   */
   public static Report score(Options o, Path data, PrintStream progress) {
-    long wall0 = System.nanoTime();
-    Map<Long, Reference> refs = new java.util.HashMap<>();
-    // slowdown of each fault alone per seed, shared by the alone and the pair scoring
-    Map<String, Double> slowdowns = new java.util.HashMap<>();
-    int[] runs = {0};
-    java.util.function.BiFunction<String, Long, Run> alone = (f, seed) -> {
-      Reference ref = reference(o, data, seed, refs);
-      Run r = run(o, data, spec(o, f, seed, ref.firstNs(), ref.jobNs()), seed);
-      runs[0]++;
-      slowdowns.put(f + "#" + seed, (double) r.jobNs() / Math.max(1, ref.jobNs()) - 1);
-      return r;
-    };
+    Ticker wall = Ticker.system();
+    long wall0 = wall.nanos();
+    Scoring scoring = new Scoring(o, data, progress);
     List<FaultScore> scores = new ArrayList<>();
     for (String f : o.faults()) {
-      Cause c = CAUSE_OF_FAULT.get(f);
-      int top1 = 0;
-      int top2 = 0;
-      int d1 = 0;
-      int d2 = 0;
-      int inert = 0;
-      double[] slow = new double[o.alone()];
-      Map<Cause, Integer> tops = new LinkedHashMap<>();
-      for (int i = 0; i < o.alone(); i++) {
-        long seed = o.firstSeed() + i;
-        Run r = alone.apply(f, seed);
-        slow[i] = slowdowns.get(f + "#" + seed);
-        if (slow[i] < o.inertBelow()) {
-          inert++;
-          continue;
-        }
-        int rank = r.rank(c);
-        top1 += rank == 1 ? 1 : 0;
-        top2 += rank <= 2 ? 1 : 0;
-        if (rank > 1 && progress != null) {
-          progress.printf(Locale.ROOT, "  miss: %s seed %d (slowdown %+.1f%%) ranked %s%n", r.faults(), seed,
-              slow[i] * 100, r.ranked());
-        }
-        List<Cause> changed = changed(refs.get(seed).side(), r);
-        int dRank = rank(changed, c);
-        d1 += dRank == 1 ? 1 : 0;
-        d2 += dRank <= 2 ? 1 : 0;
-        if (dRank > 1 && progress != null) {
-          progress.printf(Locale.ROOT, "  differential miss: %s seed %d (slowdown %+.1f%%) changed %s%n", r.faults(),
-              seed, slow[i] * 100, changed);
-        }
-        tops.merge(r.ranked().isEmpty() ? null : r.ranked().getFirst(), 1, Integer::sum);
-      }
-      FaultScore fs = new FaultScore(f, c, o.alone(), inert, top1, top2, d1, d2, median(slow),
-          Arrays.stream(slow).min().orElse(0), Arrays.stream(slow).max().orElse(0), tops);
-      scores.add(fs);
-      if (progress != null) {
-        progress.printf(Locale.ROOT, "%-20s top-1 %d/%d top-2 %d/%d differential %d/%d %d/%d inert %d, slowdown"
-            + " %+.1f%% [%+.1f%%, %+.1f%%] best %s%n", f, top1, fs.scored(), top2, fs.scored(), d1, fs.scored(), d2,
-            fs.scored(), inert, fs.slowdown() * 100,
-            fs.minSlowdown() * 100, fs.maxSlowdown() * 100, tops);
-      }
+      scores.add(scoring.alone(f));
     }
-    int pairRuns = 0;
-    int scored = 0;
-    int p1 = 0;
-    int p2 = 0;
-    int both2 = 0;
-    int pd1 = 0;
-    int pd2 = 0;
-    int nPairs = 0;
-    int skipped = 0;
-    Map<String, Integer> misses = new LinkedHashMap<>();
-    if (o.pairs() > 0) {
-      Set<String> inertAlone = new java.util.HashSet<>();
-      for (FaultScore f : scores) {
-        if (f.inertForWorkload()) {
-          inertAlone.add(f.fault());
-        }
-      }
-      for (int i = 0; i < o.faults().size(); i++) {
-        for (int j = i + 1; j < o.faults().size(); j++) {
-          nPairs++;
-          String a = o.faults().get(i);
-          String b = o.faults().get(j);
-          if (inertAlone.contains(a) && inertAlone.contains(b)) {
-            skipped++;
-            continue;
-          }
-          for (int k = 0; k < o.pairs(); k++) {
-            long seed = o.firstSeed() + 1000 + k;
-            Reference ref = reference(o, data, seed, refs);
-            for (String f : List.of(a, b)) {
-              if (!slowdowns.containsKey(f + "#" + seed)) {
-                alone.apply(f, seed);
-              }
-            }
-            Run r = run(o, data, spec(o, a, seed, ref.firstNs(), ref.jobNs()) + ","
-                + spec(o, b, seed, ref.firstNs(), ref.jobNs()), seed);
-            runs[0]++;
-            pairRuns++;
-            // a fault of the pair counts when its marginal slowdown (the pair against the other fault alone, same
-            // seed) reaches the inert threshold: a fault the other one masks cannot be seen
-            List<Cause> injected = new ArrayList<>();
-            double jobA = (1 + slowdowns.get(a + "#" + seed)) * ref.jobNs();
-            double jobB = (1 + slowdowns.get(b + "#" + seed)) * ref.jobNs();
-            if (r.jobNs() / jobB - 1 >= o.inertBelow()) {
-              injected.add(CAUSE_OF_FAULT.get(a));
-            }
-            if (r.jobNs() / jobA - 1 >= o.inertBelow()) {
-              injected.add(CAUSE_OF_FAULT.get(b));
-            }
-            if (injected.isEmpty()) {
-              continue;
-            }
-            scored++;
-            // a hypothesis naming an injected fault's cause is never wrong, even when that fault alone was inert
-            Set<Cause> named = EnumSet.of(CAUSE_OF_FAULT.get(a), CAUSE_OF_FAULT.get(b));
-            boolean h1 = !r.ranked().isEmpty() && named.contains(r.ranked().getFirst());
-            int worst = injected.stream().mapToInt(r::rank).max().orElseThrow();
-            boolean h2 = worst <= 3;
-            p1 += h1 ? 1 : 0;
-            p2 += h2 ? 1 : 0;
-            both2 += worst <= 2 ? 1 : 0;
-            List<Cause> changed = changed(ref.side(), r);
-            boolean d1 = !changed.isEmpty() && named.contains(changed.getFirst());
-            boolean d2 = injected.stream().mapToInt(x -> rank(changed, x)).max().orElseThrow() <= 3;
-            pd1 += d1 ? 1 : 0;
-            pd2 += d2 ? 1 : 0;
-            if ((!d1 || !d2) && progress != null) {
-              progress.printf(Locale.ROOT, "  differential miss: %s seed %d, scored on %s, changed %s%n", r.faults(),
-                  seed, injected, changed);
-            }
-            if (!h1 || !h2) {
-              misses.merge(a + "+" + b, 1, Integer::sum);
-              if (progress != null) {
-                progress.printf(Locale.ROOT, "  miss: %s seed %d, scored on %s, ranked %s%n", r.faults(), seed, injected,
-                    r.ranked());
-              }
-            }
-          }
-          if (progress != null && misses.containsKey(a + "+" + b)) {
-            progress.printf(Locale.ROOT, "pair %-36s misses %d/%d%n", a + "+" + b, misses.get(a + "+" + b), o.pairs());
-          }
-        }
-      }
-    }
-    List<String> worst = misses.entrySet().stream().sorted((x, y) -> y.getValue() - x.getValue()).limit(10)
-        .map(e -> e.getKey() + " (" + e.getValue() + ")").toList();
-    PairScore ps = new PairScore(nPairs, skipped, pairRuns, scored, p1, p2, both2, pd1, pd2, worst);
-    int alarms = 0;
-    int any = 0;
-    Map<Cause, Integer> alarmCauses = new LinkedHashMap<>();
-    Map<Cause, Integer> cleanCauses = new LinkedHashMap<>();
-    int compared = 0;
-    int diffAlarms = 0;
-    Map<Cause, Integer> diffAlarmCauses = new LinkedHashMap<>();
-    int diffAny = 0;
-    Map<Cause, Integer> diffCauses = new LinkedHashMap<>();
-    Run previous = null;
-    for (int s = 0; s < o.clean(); s++) {
-      Run r = run(o, data, "", o.firstSeed() + 5000 + s);
-      runs[0]++;
-      if (previous != null) {
-        compared++;
-        boolean alarm = false;
-        List<Cause> changed = changed(previous.side(), r);
-        diffAny += changed.isEmpty() ? 0 : 1;
-        for (Cause c : changed) {
-          diffCauses.merge(c, 1, Integer::sum);
-          if (DEVICE_CAUSES.contains(c)) {
-            alarm = true;
-            diffAlarmCauses.merge(c, 1, Integer::sum);
-          }
-        }
-        diffAlarms += alarm ? 1 : 0;
-      }
-      previous = r;
-      boolean alarm = false;
-      for (Cause c : r.ranked()) {
-        cleanCauses.merge(c, 1, Integer::sum);
-        if (DEVICE_CAUSES.contains(c)) {
-          alarm = true;
-          alarmCauses.merge(c, 1, Integer::sum);
-        }
-      }
-      alarms += alarm ? 1 : 0;
-      any += r.ranked().isEmpty() ? 0 : 1;
-    }
-    double[] spans = refs.values().stream().mapToDouble(x -> x.jobNs() / 1e6).toArray();
-    return new Report(o, scores, ps, o.clean(), alarms, alarmCauses, any, cleanCauses, compared, diffAlarms,
-        diffAlarmCauses, diffAny, diffCauses, runs[0] + refs.size(),
-        (System.nanoTime() - wall0) / 1e9, median(spans));
-  }
-
-  static double median(double[] v) {
-    double[] s = v.clone();
-    Arrays.sort(s);
-    return s.length == 0 ? Double.NaN : s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+    PairScore ps = scoring.pairs(scores);
+    Scoring.Clean c = scoring.clean();
+    return new Report(o, scores, ps, o.clean(), c.alarms, c.alarmCauses, c.any, c.causes, c.compared, c.diffAlarms,
+        c.diffAlarmCauses, c.diffAny, c.diffCauses, scoring.runs(), (wall.nanos() - wall0) / 1e9,
+        Sample.median(scoring.referenceSpansMs()));
   }
 
   /** The report as a markdown table. */
@@ -623,8 +432,8 @@ public final class AttributionScoring {
           inert ? "inert" : pct(f.diffTop2(), f.scored()),
           f.slowdown() * 100, f.minSlowdown() * 100, f.maxSlowdown() * 100, inert ? "—" : best));
     }
-    b.append(String.format(Locale.ROOT, "| **every fault alone** (inert runs left out) | | | %d | %d | **%s** | **%s** |"
-        + " **%s** | **%s** | | |%n", r.faults().stream().mapToInt(FaultScore::runs).sum(),
+    b.append(String.format(Locale.ROOT, "| **every fault alone** (inert runs left out) | | | %d | %d | **%s** |"
+        + " **%s** | **%s** | **%s** | | |%n", r.faults().stream().mapToInt(FaultScore::runs).sum(),
         r.faults().stream().mapToInt(FaultScore::inert).sum(),
         pct(r.faults().stream().mapToInt(FaultScore::top1).sum(), r.scoredRuns()),
         pct(r.faults().stream().mapToInt(FaultScore::top2).sum(), r.scoredRuns()),

@@ -95,9 +95,15 @@ public final class BenchCommand implements ExtraCommand {
     md.append("# gitm bench\n\n").append(String.format(Locale.ROOT, "%s, %d CPUs, gitm run --budget %s --target %s"
         + " --device %s per workload\n\n", Instant.now().truncatedTo(ChronoUnit.SECONDS),
         Runtime.getRuntime().availableProcessors(), budget, target, device));
-    boolean failed = workloadTable(chosen, err, md);
+    md.append("## Workloads: shipped setup against what gitm run finds\n\n")
+        .append("| workload | device | shipped | optimized | gain | status | kept | run |\n")
+        .append("|---|---|---:|---:|---:|---|---|---|\n");
+    boolean failed = false;
+    for (String n : chosen) {
+      failed |= !workload(n, err, md);
+    }
     if (scenarios > 0) {
-      searchTable(err, md);
+      search(err, md);
     }
     String table = md.toString();
     cl.getOut().print(table);
@@ -110,38 +116,26 @@ public final class BenchCommand implements ExtraCommand {
     return failed ? 1 : 0;
   }
 
-  /** The workloads' table: each one run by {@code gitm run --json}; returns whether any run failed. */
-  private boolean workloadTable(List<String> chosen, PrintWriter err, StringBuilder md) {
-    md.append("## Workloads: shipped setup against what gitm run finds\n\n")
-        .append("| workload | device | shipped | optimized | gain | status | kept | run |\n")
-        .append("|---|---|---:|---:|---:|---|---|---|\n");
-    boolean failed = false;
-    for (String n : chosen) {
-      err.println("bench: gitm run --workload " + n + " --budget " + budget + " …");
-      err.flush();
-      List<String> args = new ArrayList<>(List.of("run", "--workload", n, "--budget", budget, "--target", target,
-          "--device", device, "--json"));
-      if (scratch != null) {
-        args.addAll(List.of("--scratch", scratch.toString()));
-      }
-      StringWriter o = new StringWriter();
-      StringWriter e = new StringWriter();
-      int code = Main.execute(new PrintWriter(o), new PrintWriter(e), args.toArray(String[]::new));
-      String text = o.toString();
-      int brace = text.lastIndexOf("\n{");
-      if (code != 0 || brace < 0 && !text.startsWith("{")) {
-        failed = true;
-        md.append(String.format(Locale.ROOT, "| %s | – | – | – | – | failed (exit %d): %s | – | – |%n", n, code,
-            firstLine(e.toString())));
-        continue;
-      }
-      md.append(row(n, JSON.readTree(text.substring(brace < 0 ? 0 : brace + 1))));
+  /** Runs {@code gitm run} on workload {@code n} and appends its row; false when the run failed. */
+  private boolean workload(String n, PrintWriter err, StringBuilder md) throws IOException {
+    err.println("bench: gitm run --workload " + n + " --budget " + budget + " …");
+    err.flush();
+    List<String> args = new ArrayList<>(List.of("run", "--workload", n, "--budget", budget, "--target", target,
+        "--device", device, "--json"));
+    if (scratch != null) {
+      args.addAll(List.of("--scratch", scratch.toString()));
     }
-    return failed;
-  }
-
-  /** A workload's row from its {@code gitm run --json} document. */
-  private static String row(String workload, JsonNode doc) {
+    StringWriter o = new StringWriter();
+    StringWriter e = new StringWriter();
+    int code = Main.execute(new PrintWriter(o), new PrintWriter(e), args.toArray(String[]::new));
+    String text = o.toString();
+    int brace = text.lastIndexOf("\n{");
+    if (code != 0 || brace < 0 && !text.startsWith("{")) {
+      md.append(String.format(Locale.ROOT, "| %s | – | – | – | – | failed (exit %d): %s | – | – |%n", n, code,
+          firstLine(e.toString())));
+      return false;
+    }
+    JsonNode doc = JSON.readTree(text.substring(brace < 0 ? 0 : brace + 1));
     JsonNode b = doc.get("baseline");
     double shipped = b.get("throughput").asDouble();
     double gain = doc.has("gain") ? doc.get("gain").asDouble() : 1;
@@ -150,14 +144,15 @@ public final class BenchCommand implements ExtraCommand {
       doc.get("kept").forEach(k -> kept.add(k.asString()));
     }
     String metric = b.get("metric").asString();
-    return String.format(Locale.ROOT, "| %s | %s | %.4g %s | %.4g %s | %+.1f%% | %s | %s | `%s` |%n", workload,
+    md.append(String.format(Locale.ROOT, "| %s | %s | %.4g %s | %.4g %s | %+.1f%% | %s | %s | `%s` |%n", n,
         doc.get("device").get("name").asString() + " (" + doc.get("device").get("kind").asString() + ")", shipped,
         metric, shipped * gain, metric, (gain - 1) * 100, doc.get("status").asString().toLowerCase(Locale.ROOT)
-            .replace('_', ' '), kept.isEmpty() ? "nothing" : String.join(", ", kept), doc.get("run").asString());
+            .replace('_', ' '), kept.isEmpty() ? "nothing" : String.join(", ", kept), doc.get("run").asString()));
+    return true;
   }
 
-  /** The search comparison's table, on {@link #scenarios} seeded synthetic scenarios. */
-  private void searchTable(PrintWriter err, StringBuilder md) {
+  /** The search comparison on the synthetic scenarios: a heading, and a row per scenario. */
+  private void search(PrintWriter err, StringBuilder md) {
     err.println("bench: search comparison on " + scenarios + " synthetic scenario(s) …");
     err.flush();
     md.append("\n## Search: the agent against random search and the exhaustive oracle (synthetic jobs)\n\n")
@@ -166,13 +161,13 @@ public final class BenchCommand implements ExtraCommand {
         .append("|---|---|---:|---:|---:|---:|---:|---|\n");
     SearchHarness.Settings settings = SearchHarness.Settings.defaults().withSeed(seed);
     for (int k = 0; k < scenarios; k++) {
-      SearchHarness.Scenario s = SearchHarness.synthetic(k + 1, seed * 1000 + k, k % 2 == 0 ? 0.02 : 0.04);
+      SearchHarness.Scenario s = SyntheticScenario.of(k + 1, seed * 1000 + k, k % 2 == 0 ? 0.02 : 0.04);
       SearchHarness.Comparison c = SearchHarness.compare(s, settings);
       md.append(String.format(Locale.ROOT,
-          "| %s | %s | %.0f%% | %.3f (%d) | %.3f (%d) | %.1f%% | %.1f%% | %s, %s |%n", s.name(), s.description(),
-          100 * s.target(), c.oracle().speedup(), c.oracle().trials(), c.agent().speedup(), c.agent().trials(),
-          100 * c.speedupShare(), 100 * c.trialShare(), reached(c.agent().trialsToTarget()),
-          reached(c.random().trialsToTarget())));
+          "| %s | %s | %.0f%% | %.3f (%d) | %.3f (%d) | %.1f%% | %.1f%% | %s, %s |%n",
+          s.name(), s.description(), 100 * s.target(), c.oracle().speedup(), c.oracle().trials(),
+          c.agent().speedup(), c.agent().trials(), 100 * c.speedupShare(), 100 * c.trialShare(),
+          reached(c.agent().trialsToTarget()), reached(c.random().trialsToTarget())));
     }
   }
 

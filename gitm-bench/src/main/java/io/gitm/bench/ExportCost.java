@@ -110,47 +110,12 @@ public final class ExportCost {
 
   static Result measure(Config c, long warmup, long measure, long scrapeEvery) throws Exception {
     AtomicLong otlpRequests = new AtomicLong();
-    HttpServer receiver = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 16);
-    receiver.createContext("/", ex -> {
-      try (ex) {
-        ex.getRequestBody().readAllBytes();
-        otlpRequests.incrementAndGet();
-        ex.getResponseHeaders().set("Content-Type", "application/x-protobuf");
-        ex.sendResponseHeaders(200, -1);
-      }
-    });
-    receiver.start();
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.addAll(c.jvmFlags());
-    cmd.add("--enable-native-access=ALL-UNNAMED");
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    if (c.hz() == 0) {
-      cmd.add(Idle.class.getName());
-    } else {
-      cmd.addAll(List.of("io.gitm.cli.Main", "agent", "--device", "sim", "--listen", "127.0.0.1:0", "--sample-hz",
-          Double.toString(c.hz())));
-      if (c.otlp()) {
-        cmd.addAll(List.of("--otlp", "http://127.0.0.1:" + receiver.getAddress().getPort(), "--otlp-interval",
-            "10s"));
-      }
-    }
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    HttpServer receiver = otlpReceiver(otlpRequests);
+    Process p = new ProcessBuilder(command(c, receiver.getAddress().getPort())).redirectErrorStream(true).start();
     ScheduledExecutorService every = Executors.newScheduledThreadPool(1);
     try (HttpClient http = HttpClient.newHttpClient()) {
       BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-      String url = null;
-      for (String line; (line = out.readLine()) != null; ) {
-        Matcher m = URL.matcher(line);
-        if (m.find()) {
-          url = m.group(1);
-          break;
-        }
-        if (line.equals("ready")) {
-          break;
-        }
-      }
+      String url = metricsUrl(out);
       if (p.isAlive() && url == null && c.hz() != 0) {
         throw new IllegalStateException("the agent printed no metrics URL");
       }
@@ -217,6 +182,55 @@ public final class ExportCost {
       }
       receiver.stop(0);
     }
+  }
+
+  /** A started HTTP server on a free local port that takes OTLP pushes and counts them. */
+  private static HttpServer otlpReceiver(AtomicLong requests) throws IOException {
+    HttpServer receiver = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 16);
+    receiver.createContext("/", ex -> {
+      try (ex) {
+        ex.getRequestBody().readAllBytes();
+        requests.incrementAndGet();
+        ex.getResponseHeaders().set("Content-Type", "application/x-protobuf");
+        ex.sendResponseHeaders(200, -1);
+      }
+    });
+    receiver.start();
+    return receiver;
+  }
+
+  /** The command line of the measured JVM: idle, or the agent pushing OTLP to {@code otlpPort} when asked to. */
+  private static List<String> command(Config c, int otlpPort) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(c.jvmFlags());
+    cmd.add("--enable-native-access=ALL-UNNAMED");
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    if (c.hz() == 0) {
+      cmd.add(Idle.class.getName());
+    } else {
+      cmd.addAll(List.of("io.gitm.cli.Main", "agent", "--device", "sim", "--listen", "127.0.0.1:0", "--sample-hz",
+          Double.toString(c.hz())));
+      if (c.otlp()) {
+        cmd.addAll(List.of("--otlp", "http://127.0.0.1:" + otlpPort, "--otlp-interval", "10s"));
+      }
+    }
+    return cmd;
+  }
+
+  /** The metrics URL the agent prints; null when the process says "ready" (the idle JVM) or ends first. */
+  private static String metricsUrl(BufferedReader out) throws IOException {
+    for (String line; (line = out.readLine()) != null; ) {
+      Matcher m = URL.matcher(line);
+      if (m.find()) {
+        return m.group(1);
+      }
+      if (line.equals("ready")) {
+        break;
+      }
+    }
+    return null;
   }
 
   private static double number(Pattern p, String body) {

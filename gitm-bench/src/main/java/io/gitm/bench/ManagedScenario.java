@@ -20,6 +20,7 @@ import io.gitm.levers.Setup;
 import io.gitm.rank.Candidate;
 import io.gitm.rank.Counterfactual;
 import io.gitm.run.Profiler;
+import io.gitm.run.Ranking;
 import io.gitm.run.RunLoop;
 import io.gitm.sim.SimSpec;
 import io.gitm.store.RunStore;
@@ -202,7 +203,7 @@ final class ManagedScenario {
       if (p != null && p.modelled()) {
         predicted.add(Candidate.replay(l, Math.max(0.05, 1 + p.gain()), Math.max(0.005, p.uncertainty())));
       } else {
-        double prior = io.gitm.run.Ranking.prior(l, analysis.hypotheses());
+        double prior = Ranking.prior(l, analysis.hypotheses());
         predicted.add(Candidate.prior(l, 1 + prior, Math.max(0.02, prior)));
       }
     }

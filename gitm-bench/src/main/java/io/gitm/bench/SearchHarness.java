@@ -1,9 +1,7 @@
 package io.gitm.bench;
 
-import io.gitm.analysis.attribution.Cause;
 import io.gitm.api.Ticker;
 import io.gitm.job.Job;
-import io.gitm.job.TrialFailure;
 import io.gitm.levers.Lever;
 import io.gitm.levers.LeverContext;
 import io.gitm.levers.SafetyClass;
@@ -13,28 +11,17 @@ import io.gitm.search.Agent;
 import io.gitm.search.Gate;
 import io.gitm.search.TrialRecord;
 import io.gitm.search.Verdict;
-import io.gitm.sim.Replay;
-import io.gitm.workload.OutputDigest;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import io.gitm.stats.Sample;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.HexFormat;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Random;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
-import java.util.TreeSet;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.DoubleUnaryOperator;
 import java.util.function.Supplier;
@@ -51,12 +38,8 @@ import java.util.function.ToDoubleFunction;
  * with or without a ground truth. {@code SearchHarness --workload hft-lob --device sim|nvidia ...} runs it on a real
  * managed job ({@link RealJobHarness}).
  *
- * <p>In a synthetic scenario the job's time is a fixed part plus three cause components; a lever scales one
- * component (below 1 helps, above 1 harms), levers on the same component compose multiplicatively (diminishing
- * returns), a pair may help only together, one lever is faster but changes the output, one may crash. Every block
- * has Gaussian noise. Speedups reported are the true ones of each method's final setup (known in a synthetic
- * scenario); the agent's predictions are the true single-lever gains with a 3% multiplicative error ("replay") for
- * about three levers in four, and an uninformative prior (1.05 ± 0.10) for the rest and for interacting pairs.
+ * <p>In a synthetic scenario ({@link SyntheticScenario}) the speedups reported are the true ones of each method's
+ * final setup.
  */
 public final class SearchHarness {
   private SearchHarness() {
@@ -161,9 +144,9 @@ public final class SearchHarness {
       int[] toTarget = runs.stream().mapToInt(r -> r.trialsToTarget() < 0 ? Integer.MAX_VALUE : r.trialsToTarget())
           .sorted().toArray();
       int m = toTarget[(toTarget.length - 1) / 2];
-      return new Outcome(SearchHarness.median(runs.stream().mapToDouble(Run::speedup).toArray()),
-          SearchHarness.median(runs.stream().mapToDouble(Run::remeasured).filter(Double::isFinite).toArray()),
-          (int) Math.round(SearchHarness.median(runs.stream().mapToDouble(Run::trials).toArray())),
+      return new Outcome(Sample.median(runs.stream().mapToDouble(Run::speedup).toArray()),
+          Sample.median(runs.stream().mapToDouble(Run::remeasured).filter(Double::isFinite).toArray()),
+          (int) Math.round(Sample.median(runs.stream().mapToDouble(Run::trials).toArray())),
           m == Integer.MAX_VALUE ? -1 : m, (int) runs.stream().filter(r -> r.trialsToTarget() >= 0).count(),
           runs.size());
     }
@@ -297,7 +280,7 @@ public final class SearchHarness {
     }
     long randomNanos = wall.nanos() - t;
     return new Comparison(s, agent, Outcome.median(randomRuns), Outcome.median(List.of(oracleRun)),
-        median(atAgentTrials.stream().mapToDouble(d -> d).toArray()), stops, agentRuns, randomRuns, oracleRun,
+        Sample.median(atAgentTrials.stream().mapToDouble(d -> d).toArray()), stops, agentRuns, randomRuns, oracleRun,
         oracle.trials(), agentNanos / 1e9, randomNanos / 1e9, oracleNanos / 1e9);
   }
 
@@ -481,7 +464,9 @@ public final class SearchHarness {
     return out;
   }
 
-  /** The anchor with {@code subset} applied in order, each lever seeing the setup it is applied to; null if one threw. */
+  /**
+   * The anchor with {@code subset} applied in order, each lever seeing the setup it is applied to; null if one threw.
+   */
   private static Setup apply(Scenario s, List<Lever> subset) {
     Setup setup = s.anchor();
     for (Lever l : subset) {
@@ -496,257 +481,6 @@ public final class SearchHarness {
 
   private static SafetyClass safety(List<Lever> levers) {
     return levers.stream().map(Lever::safety).max(Enum::compareTo).orElse(SafetyClass.A);
-  }
-
-  static double median(double[] values) {
-    if (values.length == 0) {
-      return Double.NaN;
-    }
-    double[] v = values.clone();
-    Arrays.sort(v);
-    return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-  }
-
-  // ---------------------------------------------------------------------------------------------------------------
-  // Synthetic scenarios
-
-  /** The roles a synthetic lever plays. */
-  enum Role {
-    HELPFUL, PAIRED, HARMFUL, CORRUPTING, CRASHING, NEUTRAL
-  }
-
-  /**
-   * A synthetic lever's ground truth.
-   *
-   * @param component the cause component it scales (0..2)
-   * @param factor what it multiplies that component by (a paired lever: 1 alone)
-   */
-  record Effect(Role role, int component, double factor) {}
-
-  /**
-   * A synthetic job's time model: {@code fixed + sum of components, each scaled by the factors of the levers on
-   * it}, and by a pair's joint factor when both of the pair are applied.
-   */
-  record Model(double fixed, double[] components, Map<String, Effect> effects, Set<String> pair, int pairComponent,
-      double pairFactor, double noise) {
-    double time(Set<String> levers) {
-      double t = fixed;
-      double[] c = components.clone();
-      for (String id : levers) {
-        Effect e = effects.get(id);
-        if (e != null) {
-          c[e.component()] *= e.factor();
-        }
-      }
-      if (!pair.isEmpty() && levers.containsAll(pair)) {
-        c[pairComponent] *= pairFactor;
-      }
-      for (double x : c) {
-        t += x;
-      }
-      return t;
-    }
-
-    double speedup(Set<String> levers) {
-      return time(Set.of()) / time(levers);
-    }
-
-    boolean safe(Set<String> levers) {
-      return levers.stream().map(effects::get)
-          .noneMatch(e -> e.role() == Role.CORRUPTING || e.role() == Role.CRASHING);
-    }
-  }
-
-  /** A lever that marks its id in the configuration's kernel variants, where a {@link ModelJob} reads it. */
-  record MarkerLever(String id) implements Lever {
-    static final String PREFIX = "lever:";
-
-    @Override
-    public String description() {
-      return "synthetic lever " + id;
-    }
-
-    @Override
-    public Set<Cause> addresses() {
-      return Set.of();
-    }
-
-    @Override
-    public SafetyClass safety() {
-      return SafetyClass.A;
-    }
-
-    @Override
-    public Scope scope() {
-      return Scope.MANAGED;
-    }
-
-    @Override
-    public Applicability check(LeverContext context) {
-      return Applicability.yes("synthetic");
-    }
-
-    @Override
-    public Setup apply(Setup setup, LeverContext context) {
-      TreeMap<String, String> variants = new TreeMap<>(setup.config().kernelVariants());
-      variants.put(PREFIX + id, "on");
-      return setup.withConfig(setup.config().withKernelVariants(variants));
-    }
-
-    @Override
-    public Optional<Replay.Change> counterfactual(Replay.Change base) {
-      return Optional.empty();
-    }
-
-    static Set<String> marked(Setup setup) {
-      Set<String> ids = new TreeSet<>();
-      setup.config().kernelVariants().keySet().stream().filter(k -> k.startsWith(PREFIX))
-          .forEach(k -> ids.add(k.substring(PREFIX.length())));
-      return ids;
-    }
-  }
-
-  /** A job whose metric (items/s, higher is better) follows a {@link Model}, with noise per block. */
-  static final class ModelJob implements Job {
-    private final Model model;
-    private final long seed;
-    private final AtomicInteger runs = new AtomicInteger();
-
-    ModelJob(Model model, long seed) {
-      this.model = model;
-      this.seed = seed;
-    }
-
-    @Override
-    public String metric() {
-      return "items/s";
-    }
-
-    @Override
-    public boolean higherIsBetter() {
-      return true;
-    }
-
-    @Override
-    public Run open(Setup setup) {
-      Set<String> levers = MarkerLever.marked(setup);
-      double rate = 1 / model.time(levers);
-      SplittableRandom random = new SplittableRandom(seed * 1_000_003L + runs.incrementAndGet());
-      boolean crashes = levers.stream().anyMatch(id -> model.effects().get(id).role() == Role.CRASHING);
-      List<String> corrupting = levers.stream()
-          .filter(id -> model.effects().get(id).role() == Role.CORRUPTING).toList();
-      return new Run() {
-        private int blocks;
-
-        @Override
-        public double block() throws TrialFailure {
-          if (crashes) {
-            throw new TrialFailure(TrialFailure.Kind.CRASH, "synthetic crash");
-          }
-          blocks++;
-          return rate * Math.max(0.05, 1 + model.noise() * random.nextGaussian());
-        }
-
-        @Override
-        public OutputDigest output() {
-          return new OutputDigest(sha256("blocks=" + blocks + ";corrupted=" + corrupting), new double[] {blocks});
-        }
-
-        @Override
-        public void close() {}
-      };
-    }
-  }
-
-  /** A seeded synthetic scenario of 10 to 14 levers. */
-  static Scenario synthetic(int number, long seed, double noise) {
-    Random random = new Random(seed);
-    int n = 10 + random.nextInt(5);
-    double[] components = {0.30, 0.20, 0.15};
-    double fixed = 1 - Arrays.stream(components).sum();
-    List<String> ids = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      ids.add(String.format(Locale.ROOT, "L%02d", i));
-    }
-    Collections.shuffle(ids, random);
-    Map<String, Effect> effects = new HashMap<>();
-    int next = 0;
-    boolean withPair = random.nextBoolean();
-    int helpful = 2 + random.nextInt(3) - (withPair ? 1 : 0);
-    for (int i = 0; i < Math.max(1, helpful); i++) {
-      effects.put(ids.get(next++), new Effect(Role.HELPFUL, random.nextInt(3), 0.3 + 0.45 * random.nextDouble()));
-    }
-    Set<String> pair = new LinkedHashSet<>();
-    int pairComponent = random.nextInt(3);
-    if (withPair) {
-      for (int i = 0; i < 2; i++) {
-        String id = ids.get(next++);
-        pair.add(id);
-        effects.put(id, new Effect(Role.PAIRED, pairComponent, 1));
-      }
-    }
-    int harmful = 2 + random.nextInt(2);
-    for (int i = 0; i < harmful; i++) {
-      effects.put(ids.get(next++), new Effect(Role.HARMFUL, random.nextInt(3), 1.1 + 0.3 * random.nextDouble()));
-    }
-    effects.put(ids.get(next++), new Effect(Role.CORRUPTING, random.nextInt(3), 0.4));
-    if (random.nextBoolean()) {
-      effects.put(ids.get(next++), new Effect(Role.CRASHING, random.nextInt(3), 1));
-    }
-    while (next < n) {
-      effects.put(ids.get(next++), new Effect(Role.NEUTRAL, random.nextInt(3), 1));
-    }
-    Model model = new Model(fixed, components, Map.copyOf(effects), Set.copyOf(pair), pairComponent, 0.5, noise);
-
-    List<String> sorted = new ArrayList<>(ids);
-    Collections.sort(sorted);
-    List<Lever> levers = sorted.stream().<Lever>map(MarkerLever::new).toList();
-    List<Candidate> predictions = new ArrayList<>();
-    for (Lever l : levers) {
-      Effect e = effects.get(l.id());
-      boolean replayed = e.role() != Role.PAIRED && e.role() != Role.CRASHING && random.nextDouble() < 0.75;
-      if (replayed) {
-        double alone = model.speedup(Set.of(l.id()));
-        predictions.add(Candidate.replay(l, alone * Math.exp(0.03 * random.nextGaussian()), 0.04));
-      } else {
-        predictions.add(Candidate.prior(l, 1.05, 0.10));
-      }
-    }
-    double best = bestSafe(model, sorted);
-    double target = Math.floor(80 * (best - 1)) / 100;
-    Map<Role, Integer> counts = new TreeMap<>();
-    effects.values().forEach(e -> counts.merge(e.role(), 1, Integer::sum));
-    String description = n + " levers " + counts.toString().toLowerCase(Locale.ROOT) + ", noise "
-        + Math.round(noise * 100) + "%";
-    long jobSeed = seed * 31 + 7;
-    AtomicInteger jobs = new AtomicInteger();
-    return new Scenario("synthetic-" + number, description, () -> new ModelJob(model, jobSeed + jobs.incrementAndGet()),
-        Setup.shipped(), levers, predictions, new LeverContext(null, null, List.of(), Map.of(), false), target,
-        setup -> model.speedup(MarkerLever.marked(setup)));
-  }
-
-  private static double bestSafe(Model model, List<String> ids) {
-    double best = 1;
-    for (int mask = 1; mask < 1 << ids.size(); mask++) {
-      Set<String> s = new HashSet<>();
-      for (int i = 0; i < ids.size(); i++) {
-        if ((mask & 1 << i) != 0) {
-          s.add(ids.get(i));
-        }
-      }
-      if (model.safe(s)) {
-        best = Math.max(best, model.speedup(s));
-      }
-    }
-    return best;
-  }
-
-  private static String sha256(String s) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -793,13 +527,14 @@ public final class SearchHarness {
         + "random (runs reaching it) | random's speedup at the agent's trials | agent stops |");
     System.out.println("|---|---|---|---|---|---|---|---|---|---|");
     List<Comparison> all = new ArrayList<>();
-    long t0 = System.nanoTime();
+    Ticker wall = Ticker.system();
+    long t0 = wall.nanos();
     for (int k = 0; k < scenarios; k++) {
       if (only > 0 && k + 1 != only) {
         continue;
       }
       double noise = k % 2 == 0 ? 0.02 : 0.04;
-      Scenario s = synthetic(k + 1, seed * 1000 + k, noise);
+      Scenario s = SyntheticScenario.of(k + 1, seed * 1000 + k, noise);
       Comparison c = compare(s, settings);
       all.add(c);
       System.out.printf(Locale.ROOT, "| %s | %s | %.0f%% | %.3f (%d) | %.3f (%d) | %.1f%%, %.1f%% | %.2f%% "
@@ -809,7 +544,7 @@ public final class SearchHarness {
           c.agent().runs(), reached(c.random().trialsToTarget()), c.random().reached(), c.random().runs(),
           c.randomAtAgentTrials(), stops(c.agentStops()));
     }
-    System.out.printf(Locale.ROOT, "%nwall time %.1f s%n", (System.nanoTime() - t0) / 1e9);
+    System.out.printf(Locale.ROOT, "%nwall time %.1f s%n", (wall.nanos() - t0) / 1e9);
     long speedupMet = all.stream().filter(c -> c.speedupShare() >= 0.95).count();
     long gainMet = all.stream().filter(c -> c.gainShare() >= 0.95).count();
     long trialsMet = all.stream().filter(c -> c.trialShare() <= 0.15).count();

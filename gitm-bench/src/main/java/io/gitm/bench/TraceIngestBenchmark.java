@@ -46,9 +46,11 @@ public class TraceIngestBenchmark {
 
   /** Kernel names as a PyTorch training step on an H200 shows them: cuBLAS GEMMs, ATen element-wise, NCCL. */
   private static final List<String> NAMES = List.of(
-      "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize2x1x1_execute_segment_k_off_kernel__5x_cublas",
+      "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize2x1x1_execute_segment_k_off_kernel"
+          + "__5x_cublas",
       "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, "
-          + "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, at::detail::Array<char*, 3>)",
+          + "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, "
+          + "at::detail::Array<char*, 3>)",
       "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, "
           + "at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(float*, float const*, int)",
       "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, "
@@ -57,7 +59,8 @@ public class TraceIngestBenchmark {
       "flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::bfloat16_t>, true>",
       "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
       "triton_poi_fused__to_copy_add_mul_rsqrt_0",
-      "void at::native::elementwise_kernel<128, 2>(int, at::native::gpu_kernel_impl_nocast<at::native::FillFunctor<float> >)");
+      "void at::native::elementwise_kernel<128, 2>(int, "
+          + "at::native::gpu_kernel_impl_nocast<at::native::FillFunctor<float> >)");
 
   private Path dir;
   private Path file;

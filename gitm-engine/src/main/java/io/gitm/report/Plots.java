@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -122,6 +123,14 @@ final class Plots {
     }
   }
 
+  /** The timeline's margins and rows, pixels: the stream names sit left of the lanes, the time axis below. */
+  private static final double LANE_LEFT = 160;
+  private static final double LANE_RIGHT = 16;
+  private static final double LANE_TOP = 8;
+  private static final double LANE_HEIGHT = 18;
+  private static final double LANE_GAP = 6;
+  private static final double AXIS_HEIGHT = 30;
+
   private static String timeline(String title, Timeline t, long scaleNs) {
     StringBuilder h = new StringBuilder("<figure class=\"timeline\"><figcaption><strong>").append(Html.escape(title))
         .append("</strong>");
@@ -148,80 +157,87 @@ final class Plots {
       leftOut = lanes.size() - MAX_LANES;
       lanes.removeIf(l -> !keep.contains(l));
     }
-    double left = 160;
-    double right = 16;
-    double top = 8;
-    double laneH = 18;
-    double gap = 6;
-    double axisH = 30;
-    double plotW = WIDE - left - right;
-    double height = top + lanes.size() * (laneH + gap) + axisH;
+    double plotW = WIDE - LANE_LEFT - LANE_RIGHT;
+    double height = LANE_TOP + lanes.size() * (LANE_HEIGHT + LANE_GAP) + AXIS_HEIGHT;
     long origin = origin(t);
     double nsPerPx = Math.max(1, scaleNs) / plotW;
     Svg svg = new Svg(WIDE, height, "timeline", title + ": " + t.caption());
-    TimeUnit unit = TimeUnit.of(Math.max(1, scaleNs));
-    double axisY = top + lanes.size() * (laneH + gap);
-    for (double tick : niceTicks(0, Math.max(1, scaleNs), 10)) {
-      double x = left + tick / nsPerPx;
-      svg.line(x, top, x, axisY, "grid");
-      svg.line(x, axisY, x, axisY + 4, "axis");
-      svg.text(x, axisY + 16, unit.format(tick), "tick", Anchor.MIDDLE);
-    }
-    svg.line(left, axisY, left + plotW, axisY, "axis");
-    svg.text(left + plotW, axisY + 28, "time since the first span (" + unit.symbol + ")", "axis-label", Anchor.END);
-    long spansDrawn = 0;
-    long marksDrawn = 0;
-    long capped = 0;
+    timeAxis(svg, LANE_TOP + lanes.size() * (LANE_HEIGHT + LANE_GAP), plotW, nsPerPx, scaleNs);
+    Drawn drawn = new Drawn();
     for (int i = 0; i < lanes.size(); i++) {
-      Lane lane = lanes.get(i);
-      double y = top + i * (laneH + gap);
-      svg.rect(left, y, plotW, laneH, "lane", null);
-      svg.text(left - 8, y + laneH - 5, shorten(lane.stream(), 22), "stream", Anchor.END, "stream " + lane.stream());
-      List<Span> spans = new ArrayList<>(lane.spans());
-      spans.sort(Comparator.comparingLong(Span::startNs).thenComparingLong(Span::endNs));
-      List<Mark> marks = new ArrayList<>();
-      Mark cur = null;
-      for (int j = 0; j < spans.size(); j++) {
-        Span s = spans.get(j);
-        double x0 = left + (s.startNs() - origin) / nsPerPx;
-        double x1 = left + (s.endNs() - origin) / nsPerPx;
-        boolean small = x1 - x0 < SMALL_PX;
-        if (cur != null && x0 - cur.x1 < MERGE_GAP_PX && (small || cur.x1 - cur.x0 < SMALL_PX)) {
-          cur.add(s, x1);
-          continue;
-        }
-        if (marks.size() == MAX_MARKS_PER_LANE) {
-          capped += spans.size() - j;
-          break;
-        }
-        cur = new Mark(s, x0, x1);
-        marks.add(cur);
-      }
-      for (Mark m : marks) {
-        double opacity = m.count == 1 ? 1 : Math.max(0.3, m.busyNs / (double) Math.max(1, m.endNs - m.startNs));
-        svg.rect(m.x0, y + 1, Math.max(0.8, m.x1 - m.x0), laneH - 2, opacity, "span " + css(m.kind()),
-            tooltip(m, origin));
-        spansDrawn += m.count;
-      }
-      marksDrawn += marks.size();
+      lane(svg, lanes.get(i), LANE_TOP + i * (LANE_HEIGHT + LANE_GAP), plotW, origin, nsPerPx, drawn);
     }
     h.append(svg.end());
     List<String> said = new ArrayList<>();
     said.add(Fmt.f("%d streams, %s from the first span to the last", lanes.size() + leftOut, Fmt.ns(total)));
-    if (marksDrawn < spansDrawn) {
+    if (drawn.marks < drawn.spans) {
       said.add(Fmt.f("%d spans drawn as %d marks: neighbouring spans under %.0f px wide and under %.0f px apart are"
-          + " merged into one mark coloured by the kind that takes most of its time and shaded by how much of it is busy",
-          spansDrawn, marksDrawn, SMALL_PX,
-          MERGE_GAP_PX));
+          + " merged into one mark coloured by the kind that takes most of its time and shaded by how much of it is"
+          + " busy", drawn.spans, drawn.marks, SMALL_PX, MERGE_GAP_PX));
     }
-    if (capped > 0) {
-      said.add(Fmt.f("%d spans past the first %d marks of a stream are not drawn", capped, MAX_MARKS_PER_LANE));
+    if (drawn.capped > 0) {
+      said.add(Fmt.f("%d spans past the first %d marks of a stream are not drawn", drawn.capped, MAX_MARKS_PER_LANE));
     }
     if (leftOut > 0) {
       said.add(Fmt.f("only the %d busiest streams are drawn; %d more are left out", MAX_LANES, leftOut));
     }
     h.append("<p class=\"note\">").append(Html.escape(String.join("; ", said))).append(".</p></figure>");
     return h.toString();
+  }
+
+  /** What the lanes of one timeline drew: spans, the marks they became, spans left out past a lane's cap. */
+  private static final class Drawn {
+    long spans;
+    long marks;
+    long capped;
+  }
+
+  /** The grid lines, ticks and labels of the time axis along {@code axisY}. */
+  private static void timeAxis(Svg svg, double axisY, double plotW, double nsPerPx, long scaleNs) {
+    TimeUnit unit = TimeUnit.of(Math.max(1, scaleNs));
+    for (double tick : niceTicks(0, Math.max(1, scaleNs), 10)) {
+      double x = LANE_LEFT + tick / nsPerPx;
+      svg.line(x, LANE_TOP, x, axisY, "grid");
+      svg.line(x, axisY, x, axisY + 4, "axis");
+      svg.text(x, axisY + 16, unit.format(tick), "tick", Anchor.MIDDLE);
+    }
+    svg.line(LANE_LEFT, axisY, LANE_LEFT + plotW, axisY, "axis");
+    svg.text(LANE_LEFT + plotW, axisY + 28, "time since the first span (" + unit.symbol + ")", "axis-label",
+        Anchor.END);
+  }
+
+  /** One stream's lane at {@code y}: its spans in start order, neighbours too small to tell apart merged. */
+  private static void lane(Svg svg, Lane lane, double y, double plotW, long origin, double nsPerPx, Drawn drawn) {
+    svg.rect(LANE_LEFT, y, plotW, LANE_HEIGHT, "lane", null);
+    svg.text(LANE_LEFT - 8, y + LANE_HEIGHT - 5, shorten(lane.stream(), 22), "stream", Anchor.END,
+        "stream " + lane.stream());
+    List<Span> spans = new ArrayList<>(lane.spans());
+    spans.sort(Comparator.comparingLong(Span::startNs).thenComparingLong(Span::endNs));
+    List<Mark> marks = new ArrayList<>();
+    Mark cur = null;
+    for (int j = 0; j < spans.size(); j++) {
+      Span s = spans.get(j);
+      double x0 = LANE_LEFT + (s.startNs() - origin) / nsPerPx;
+      double x1 = LANE_LEFT + (s.endNs() - origin) / nsPerPx;
+      boolean small = x1 - x0 < SMALL_PX;
+      if (cur != null && x0 - cur.x1 < MERGE_GAP_PX && (small || cur.x1 - cur.x0 < SMALL_PX)) {
+        cur.add(s, x1);
+        continue;
+      }
+      if (marks.size() == MAX_MARKS_PER_LANE) {
+        drawn.capped += spans.size() - j;
+        break;
+      }
+      cur = new Mark(s, x0, x1);
+      marks.add(cur);
+    }
+    for (Mark m : marks) {
+      double opacity = m.count == 1 ? 1 : Math.max(0.3, m.busyNs / (double) Math.max(1, m.endNs - m.startNs));
+      svg.rect(m.x0, y + 1, Math.max(0.8, m.x1 - m.x0), LANE_HEIGHT - 2, opacity, "span " + css(m.kind()),
+          tooltip(m, origin));
+      drawn.spans += m.count;
+    }
+    drawn.marks += marks.size();
   }
 
   private static long busy(Lane l) {
@@ -235,12 +251,12 @@ final class Plots {
   private static String tooltip(Mark m, long origin) {
     String at = "at +" + Fmt.ns(m.startNs - origin);
     if (m.count == 1) {
-      return m.firstName + " (" + m.kind().name().toLowerCase(java.util.Locale.ROOT) + ", " + Fmt.ns(m.busyNs) + ", "
+      return m.firstName + " (" + m.kind().name().toLowerCase(Locale.ROOT) + ", " + Fmt.ns(m.busyNs) + ", "
           + at + ")";
     }
     StringBuilder kinds = new StringBuilder();
     m.countByKind.forEach((k, c) -> kinds.append(kinds.isEmpty() ? "" : ", ").append(c).append(' ')
-        .append(k.name().toLowerCase(java.util.Locale.ROOT)));
+        .append(k.name().toLowerCase(Locale.ROOT)));
     return m.count + " spans merged (" + kinds + "), busy " + Fmt.ns(m.busyNs) + " of " + Fmt.ns(m.endNs - m.startNs)
         + ", " + at + ": " + m.firstName + " … " + m.lastName;
   }

@@ -8,15 +8,18 @@ import io.gitm.levers.SafetyClass;
 import io.gitm.levers.Setup;
 import io.gitm.search.Verdict.Arm;
 import io.gitm.search.Verdict.Outcome;
+import io.gitm.stats.Bootstrap;
+import io.gitm.stats.Interval;
+import io.gitm.stats.RankTests;
+import io.gitm.stats.Sample;
 import io.gitm.workload.OutputDigest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.SplittableRandom;
-import org.hipparchus.stat.inference.MannWhitneyUTest;
-import org.hipparchus.stat.inference.WilcoxonSignedRankTest;
+import java.util.Objects;
+import java.util.concurrent.Callable;
 
 /**
  * The rollback gate: measures a candidate setup against its anchor on the live job and keeps the candidate only when
@@ -33,7 +36,8 @@ import org.hipparchus.stat.inference.WilcoxonSignedRankTest;
  * confidence interval from a paired bootstrap (pairs resampled together, seeded from the options' seed and the
  * samples, so a verdict is reproducible), and a two-sided Wilcoxon signed-rank test of the pairs (block i of both
  * arms runs the same input, so the arms are paired; the unpaired Mann–Whitney U test is computed too and shown in the
- * verdict's detail). The candidate is kept when the interval's lower bound is above 1, the p-value below alpha and the gain at least 1 + the minimum gain, and its
+ * verdict's detail); {@link Sample}, {@link Bootstrap} and {@link RankTests} define them. The candidate is kept when
+ * the interval's lower bound is above 1, the p-value below alpha and the gain at least 1 + the minimum gain, and its
  * output is equivalent to the anchor's after the same number of blocks: bit-identical for safety classes A and C,
  * within the tolerance for class B (where a job gives no values, bit-identical); values that are NaN or infinite in
  * the candidate's output but not in the anchor's are {@link Outcome#NAN_OUTPUT} in every class.
@@ -43,6 +47,9 @@ import org.hipparchus.stat.inference.WilcoxonSignedRankTest;
  * basis after a hang.
  */
 public final class Gate {
+  /** The gain is a ratio of medians. */
+  private static final String GAIN_UNIT = "×";
+
   private final Ticker ticker;
   private final Options options;
 
@@ -219,7 +226,7 @@ public final class Gate {
       return now;
     }
 
-    private <T> T call(Arm arm, String what, java.util.concurrent.Callable<T> body)
+    private <T> T call(Arm arm, String what, Callable<T> body)
         throws Stop, InterruptedException {
       try {
         return watchdog.call(what, body);
@@ -255,8 +262,8 @@ public final class Gate {
       double[] a = unbox(anchorSamples);
       double[] c = unbox(candidateSamples);
       Stats s = stats == null ? Stats.none(a, c) : stats;
-      return new Verdict(outcome, detail, arm, a, c, s.anchorMedian, s.candidateMedian, s.ratio, s.gain, s.ciLow,
-          s.ciHigh, s.pValue, difference, blocks, ticker.nanos() - start);
+      return new Verdict(outcome, detail, arm, a, c, s.anchorMedian, s.candidateMedian, s.ratio, s.gain.estimate(),
+          s.gain.low(), s.gain.high(), s.pValue, difference, blocks, ticker.nanos() - start);
     }
 
     @Override
@@ -300,7 +307,7 @@ public final class Gate {
             "the candidate's output holds NaN or infinite values the anchor's does not");
       }
       if (safety == SafetyClass.B && (anchor.fixedSha256() != null || candidate.fixedSha256() != null)
-          && !java.util.Objects.equals(anchor.fixedSha256(), candidate.fixedSha256())) {
+          && !Objects.equals(anchor.fixedSha256(), candidate.fixedSha256())) {
         return new Equivalence(Outcome.OUTPUT_CHANGED, difference,
             "the output's non-numeric part differs (shape, dtype, layout or text; fixed sha256 "
                 + abbreviate(String.valueOf(anchor.fixedSha256())) + " vs "
@@ -338,89 +345,46 @@ public final class Gate {
     }
   }
 
-  /** The two arms' statistics: medians, gain, bootstrap interval, test. */
-  private record Stats(double anchorMedian, double candidateMedian, double ratio, double gain, double ciLow,
-      double ciHigh, double pValue, double mannWhitneyP, double confidence, int pairs) {
+  /** The two arms' statistics: medians, the gain with its bootstrap interval, the rank tests. */
+  private record Stats(double anchorMedian, double candidateMedian, double ratio, Interval gain, double pValue,
+      double mannWhitneyP, int pairs) {
 
     static Stats none(double[] a, double[] c) {
-      return new Stats(a.length == 0 ? Double.NaN : median(a), c.length == 0 ? Double.NaN : median(c), Double.NaN,
-          Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0);
+      return new Stats(Sample.median(a), Sample.median(c), Double.NaN, Interval.none(GAIN_UNIT), Double.NaN,
+          Double.NaN, 0);
     }
 
     static Stats of(List<Double> anchor, List<Double> candidate, Options options, boolean higherIsBetter) {
       double[] a = unbox(anchor);
       double[] c = unbox(candidate);
-      int n = a.length;
-      double ma = median(a);
-      double mc = median(c);
-      double ratio = mc / ma;
-      double gain = higherIsBetter ? ratio : 1 / ratio;
-      SplittableRandom random = new SplittableRandom(options.seed() ^ (31L * Arrays.hashCode(a) + Arrays.hashCode(c)));
-      double[] gains = new double[options.resamples()];
-      double[] ra = new double[n];
-      double[] rc = new double[n];
-      for (int b = 0; b < gains.length; b++) {
-        for (int i = 0; i < n; i++) {
-          int j = random.nextInt(n);
-          ra[i] = a[j];
-          rc[i] = c[j];
-        }
-        double r = median(rc) / median(ra);
-        gains[b] = higherIsBetter ? r : 1 / r;
-      }
-      Arrays.sort(gains);
-      double tail = (1 - options.confidence()) / 2;
+      double ma = Sample.median(a);
+      double mc = Sample.median(c);
+      Interval gain = Bootstrap.paired(a, c, (x, y) -> {
+        double r = Sample.median(y) / Sample.median(x);
+        return higherIsBetter ? r : 1 / r;
+      }, options.resamples(), options.confidence(), options.seed(), GAIN_UNIT);
       // block i of both arms ran the same input batches, so the arms are paired: the decision is the paired rank
       // test (Wilcoxon signed-rank, exact for up to 30 pairs); the unpaired Mann–Whitney U, which the input's
       // batch-to-batch variation drowns, is reported beside it
-      double p = pairedP(a, c);
-      double mw = new MannWhitneyUTest().mannWhitneyUTest(a, c);
-      return new Stats(ma, mc, ratio, gain, quantile(gains, tail), quantile(gains, 1 - tail), p, mw,
-          options.confidence(), n);
-    }
-
-    /** Two-sided p of the Wilcoxon signed-rank test of the pairs; 1 when every pair is tied. */
-    static double pairedP(double[] a, double[] c) {
-      boolean differs = false;
-      for (int i = 0; i < a.length; i++) {
-        differs |= a[i] != c[i];
-      }
-      if (!differs) {
-        return 1;
-      }
-      // the exact two-sided p doubles a one-sided tail and can pass 1 when the statistic sits at the centre
-      return Math.min(1, new WilcoxonSignedRankTest().wilcoxonSignedRankTest(a, c, a.length <= 30));
+      return new Stats(ma, mc, mc / ma, gain, RankTests.signedRankP(a, c), RankTests.mannWhitneyP(a, c), a.length);
     }
 
     Outcome outcome(Options options) {
       boolean significant = pValue < options.alpha();
-      if (significant && ciHigh < 1) {
+      if (significant && gain.below(1)) {
         return Outcome.SLOWER;
       }
-      if (!significant || !(ciLow > 1)) {
+      if (!significant || !gain.above(1)) {
         return Outcome.NOT_SIGNIFICANT;
       }
-      return gain < 1 + options.minGain() ? Outcome.BELOW_MIN_GAIN : Outcome.KEPT;
+      return gain.estimate() < 1 + options.minGain() ? Outcome.BELOW_MIN_GAIN : Outcome.KEPT;
     }
 
     String describe() {
       return String.format(Locale.ROOT, "gain %.4f (%.0f%% CI %.4f–%.4f), signed-rank p %.3g (Mann–Whitney p %.3g),"
-          + " %d pairs", gain, 100 * confidence, ciLow, ciHigh, pValue, mannWhitneyP, pairs);
+          + " %d pairs", gain.estimate(), 100 * gain.confidence(), gain.low(), gain.high(), pValue, mannWhitneyP,
+          pairs);
     }
-
-    private static double quantile(double[] sorted, double q) {
-      double pos = q * (sorted.length - 1);
-      int lo = (int) Math.floor(pos);
-      int hi = Math.min(lo + 1, sorted.length - 1);
-      return sorted[lo] + (pos - lo) * (sorted[hi] - sorted[lo]);
-    }
-  }
-
-  static double median(double[] values) {
-    double[] s = values.clone();
-    Arrays.sort(s);
-    int n = s.length;
-    return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
   }
 
   /**

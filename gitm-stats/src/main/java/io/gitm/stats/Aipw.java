@@ -14,9 +14,9 @@ import org.hipparchus.distribution.continuous.NormalDistribution;
  *
  * <p>With e(x) the propensity {@code P(treated | x)} and μ₁(x), μ₀(x) the expected outcome of treated and control
  * rows, each row contributes
- * {@code ψ_i = μ₁(x_i) − μ₀(x_i) + t_i·(y_i − μ₁(x_i))/e(x_i) − (1 − t_i)·(y_i − μ₀(x_i))/(1 − e(x_i))}; the estimate is
- * the mean of ψ and its standard error {@code sd(ψ)/√n} (the influence function). It is consistent when either the
- * propensity model or the outcome models are right.
+ * {@code ψ_i = μ₁(x_i) − μ₀(x_i) + t_i·(y_i − μ₁(x_i))/e(x_i) − (1 − t_i)·(y_i − μ₀(x_i))/(1 − e(x_i))}; the
+ * estimate is the mean of ψ and its standard error {@code sd(ψ)/√n} (the influence function). It is consistent
+ * when either the propensity model or the outcome models are right.
  *
  * <ul>
  *   <li>propensity: {@link Logistic} regression (IRLS, ridge-stabilized) on an intercept and the standardized
@@ -100,7 +100,42 @@ public final class Aipw {
    * @throws IllegalArgumentException for null arrays, columns or outcomes not as long as {@code treated}, or folds
    *     outside 2..100 (mistakes of the caller); problems with the data give an untestable effect instead
    */
-  public static Effect estimate(double[][] covariateColumns, boolean[] treated, double[] outcome, int folds, long seed) {
+  public static Effect estimate(double[][] covariateColumns, boolean[] treated, double[] outcome, int folds,
+      long seed) {
+    requireShapes(covariateColumns, treated, outcome, folds);
+    int n = treated.length;
+    int nTreated = 0;
+    for (boolean t : treated) {
+      nTreated += t ? 1 : 0;
+    }
+    String untestable = untestable(covariateColumns, outcome, n, nTreated);
+    if (untestable != null) {
+      return Effect.untestable(n, nTreated, untestable);
+    }
+    byte[] fold = assignFolds(treated, nTreated, folds, seed);
+    Layout rows = Layout.of(covariateColumns, treated, outcome, fold, folds);
+    int p = rows.x().length + 1;
+    int smaller = Math.min(nTreated, n - nTreated);
+    int fitted = smaller - (smaller + folds - 1) / folds;
+    if (fitted < p + 1) {
+      return Effect.untestable(n, nTreated, "only " + smaller + (smaller == nTreated ? " treated" : " control")
+          + " rows: with " + folds + " folds an outcome model is fitted on " + fitted + " of them, fewer than the "
+          + (p + 1) + " its " + p + " coefficients need");
+    }
+    Models models = new Models(new double[folds][], new double[folds][], new double[folds][]);
+    try {
+      fitPropensities(rows, nTreated, folds, models.propensity());
+      fitOutcomes(rows, folds, models.treated(), models.control());
+    } catch (IllegalStateException singular) {
+      return Effect.untestable(n, nTreated, "the models could not be fitted: " + singular.getMessage());
+    }
+    double[] psi = new double[n];
+    double[] tallies = influence(rows, models, psi);
+    return effect(psi, tallies, nTreated);
+  }
+
+  /** The caller's mistakes: null arrays, columns or outcomes not as long as {@code treated}, folds out of range. */
+  private static void requireShapes(double[][] covariateColumns, boolean[] treated, double[] outcome, int folds) {
     if (covariateColumns == null || treated == null || outcome == null) {
       throw new IllegalArgumentException("AIPW: covariates, treatment and outcome must not be null");
     }
@@ -118,64 +153,53 @@ public final class Aipw {
     if (folds < 2 || folds > MAX_FOLDS) {
       throw new IllegalArgumentException("AIPW: folds must be in 2.." + MAX_FOLDS + ", got " + folds);
     }
-    int nTreated = 0;
-    for (boolean t : treated) {
-      nTreated += t ? 1 : 0;
-    }
+  }
+
+  /** Why the data cannot give an estimate before any model is fitted; null when they may. */
+  private static String untestable(double[][] covariateColumns, double[] outcome, int n, int nTreated) {
     if (n < MIN_ROWS) {
-      return Effect.untestable(n, nTreated, "only " + n + " rows; the estimate needs at least " + MIN_ROWS);
+      return "only " + n + " rows; the estimate needs at least " + MIN_ROWS;
     }
     String bad = Ols.nonFinite(outcome, "the outcome");
     for (int j = 0; bad == null && j < covariateColumns.length; j++) {
       bad = Ols.nonFinite(covariateColumns[j], "covariate " + j);
     }
     if (bad != null) {
-      return Effect.untestable(n, nTreated, bad.replace(" at index ", " at row "));
+      return bad.replace(" at index ", " at row ");
     }
     if (nTreated == 0) {
-      return Effect.untestable(n, 0, "no row has the condition (no treated rows)");
+      return "no row has the condition (no treated rows)";
     }
     if (nTreated == n) {
-      return Effect.untestable(n, n, "every row has the condition (no control rows)");
+      return "every row has the condition (no control rows)";
     }
     if (constant(outcome)) {
-      return Effect.untestable(n, nTreated, "the outcome is constant (every value is " + outcome[0] + ")");
+      return "the outcome is constant (every value is " + outcome[0] + ")";
     }
-    byte[] fold = assignFolds(treated, nTreated, folds, seed);
-    Layout rows = Layout.of(covariateColumns, treated, outcome, fold, folds);
-    int p = rows.x().length + 1;
-    int nControl = n - nTreated;
-    int smaller = Math.min(nTreated, nControl);
-    int fitted = smaller - (smaller + folds - 1) / folds;
-    if (fitted < p + 1) {
-      return Effect.untestable(n, nTreated, "only " + smaller + (smaller == nTreated ? " treated" : " control")
-          + " rows: with " + folds + " folds an outcome model is fitted on " + fitted + " of them, fewer than the "
-          + (p + 1) + " its " + p + " coefficients need");
-    }
+    return null;
+  }
 
-    double[][] propensity = new double[folds][];
-    double[][] treatedModel = new double[folds][];
-    double[][] controlModel = new double[folds][];
-    try {
-      fitPropensities(rows, nTreated, folds, propensity);
-      fitOutcomes(rows, folds, treatedModel, controlModel);
-    } catch (IllegalStateException singular) {
-      return Effect.untestable(n, nTreated, "the models could not be fitted: " + singular.getMessage());
-    }
+  /** Each fold's fitted coefficients: the propensity model and the two arms' outcome models, fold by fold. */
+  private record Models(double[][] propensity, double[][] treated, double[][] control) {}
 
+  /**
+   * Each row's ψ (in layout order) from the models fitted without its fold, written into {@code psi}; returns the
+   * tallies {clipped propensities, sum of treated outcomes, sum of control outcomes, sum of ψ}.
+   */
+  private static double[] influence(Layout rows, Models models, double[] psi) {
+    int folds = rows.folds();
     double[][] x = rows.x();
     double[] ys = rows.y();
     boolean[] ts = rows.t();
-    double[] psi = new double[n];
     int[][] foldRanges = new int[folds][];
     for (int f = 0; f < folds; f++) {
       foldRanges[f] = rows.fold(f);
     }
-    double[] tallies = Rows.sum(foldRanges, 4, (from, to, acc) -> {
+    return Rows.sum(foldRanges, 4, (from, to, acc) -> {
       int f = rows.foldOf(from);
-      double[] e = propensity[f];
-      double[] m1 = treatedModel[f];
-      double[] m0 = controlModel[f];
+      double[] e = models.propensity()[f];
+      double[] m1 = models.treated()[f];
+      double[] m0 = models.control()[f];
       int clipped = 0;
       double sumTreated = 0;
       double sumControl = 0;
@@ -210,6 +234,11 @@ public final class Aipw {
       acc[2] += sumControl;
       acc[3] += sumPsi;
     });
+  }
+
+  /** The estimate from the rows' ψ and the tallies of {@link #influence}: mean of ψ, its standard error, the test. */
+  private static Effect effect(double[] psi, double[] tallies, int nTreated) {
+    int n = psi.length;
     double ate = tallies[3] / n;
     double ss = Rows.sum(new int[][] {{0, n}}, 1, (from, to, acc) -> {
       double s = 0;
@@ -219,7 +248,7 @@ public final class Aipw {
       acc[0] += s;
     })[0];
     double se = Math.sqrt(ss / (n - 1) / n);
-    double naive = tallies[1] / nTreated - tallies[2] / nControl;
+    double naive = tallies[1] / nTreated - tallies[2] / (n - nTreated);
     if (!(se > 0) || !Double.isFinite(ate)) {
       return Effect.untestable(n, nTreated, "the estimate has no spread (standard error " + se + ")");
     }

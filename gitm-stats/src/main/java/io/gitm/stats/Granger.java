@@ -34,6 +34,11 @@ public final class Granger {
   /** The information criterion used by default. */
   public static final Criterion DEFAULT_CRITERION = Criterion.BIC;
 
+  /** The series of the regressions' data, by index: the intercept's column of ones, y, x. */
+  private static final int ONES = 0;
+  private static final int Y_SERIES = 1;
+  private static final int X_SERIES = 2;
+
   private Granger() {}
 
   /** How the lag order is chosen: the order minimizing {@code n·ln(RSS/n)} plus the criterion's penalty. */
@@ -70,7 +75,8 @@ public final class Granger {
       int n, int xDifferences, int yDifferences, Criterion criterion, Adf xStationarity, Adf yStationarity) {
     public Result {
       if (reason == null || criterion == null || xStationarity == null || yStationarity == null) {
-        throw new IllegalArgumentException("a Granger result needs a reason (empty when none), a criterion and both ADF results");
+        throw new IllegalArgumentException(
+            "a Granger result needs a reason (empty when none), a criterion and both ADF results");
       }
       if (!testable && reason.isBlank()) {
         throw new IllegalArgumentException("an untestable Granger result needs a reason");
@@ -107,18 +113,7 @@ public final class Granger {
    *     (mistakes of the caller); problems with the data give an untestable result instead
    */
   public static Result test(double[] x, double[] y, int maxLag, Criterion criterion) {
-    if (x == null || y == null) {
-      throw new IllegalArgumentException("Granger test: x and y must not be null");
-    }
-    if (x.length != y.length) {
-      throw new IllegalArgumentException("Granger test: x has " + x.length + " points and y " + y.length + "; they must be aligned");
-    }
-    if (maxLag < 1) {
-      throw new IllegalArgumentException("Granger test: maxLag must be >= 1, got " + maxLag);
-    }
-    if (criterion == null) {
-      throw new IllegalArgumentException("Granger test: the criterion must not be null");
-    }
+    requireArguments(x, y, maxLag, criterion);
     Adf notRun = Adf.untestable("not run");
     String bad = Ols.nonFinite(x, "x");
     if (bad == null) {
@@ -135,51 +130,88 @@ public final class Granger {
     if (!py.adf().testable()) {
       return untestable(py.adf().reason(), criterion, px.differences(), py.differences(), px.adf(), py.adf());
     }
-    int dx = px.differences();
-    int dy = py.differences();
-    List<String> caveats = new ArrayList<>();
-    if (!px.caveat().isEmpty()) {
-      caveats.add(px.caveat());
-    }
-    if (!py.caveat().isEmpty()) {
-      caveats.add(py.caveat());
-    }
-    int dropped = Math.max(dx, dy);
+    Stationary s = new Stationary(px, py, criterion);
+    int dropped = Math.max(s.dx(), s.dy());
     int len = x.length - dropped;
     double[] xs = Ols.standardized(tail(px.series(), len));
     double[] ys = Ols.standardized(tail(py.series(), len));
     if (xs == null || ys == null) {
-      return untestable((xs == null ? "x" : "y") + " is constant over the points both series have", criterion, dx, dy,
-          px.adf(), py.adf());
+      return s.untestable((xs == null ? "x" : "y") + " is constant over the points both series have");
     }
     int minDf = Stationarity.MIN_RESIDUAL_DF;
     // the search's rows t in [top, len) and 2·top + 1 coefficients leave len − 3·top − 1 degrees of freedom
     int top = Math.min(maxLag, (len - 1 - minDf) / 3);
     if (top < 1) {
-      return untestable("the series are too short for a Granger test: " + len + " points"
-          + (dropped > 0 ? " after differencing" : "") + ", lag 1 needs at least " + (4 + minDf), criterion, dx, dy,
-          px.adf(), py.adf());
+      return s.untestable("the series are too short for a Granger test: " + len + " points"
+          + (dropped > 0 ? " after differencing" : "") + ", lag 1 needs at least " + (4 + minDf));
     }
     double[][] data = {Ols.ones(len), ys, xs};
-    final int ones = 0;
-    final int ySeries = 1;
-    final int xSeries = 2;
-
     // lag search: columns 1, y1, x1, y2, x2, …, so that order p is the prefix of 1 + 2p columns
     Lagged[] cols = new Lagged[2 * top + 2];
-    cols[0] = new Lagged(ones, 0);
+    cols[0] = new Lagged(ONES, 0);
     for (int i = 1; i <= top; i++) {
-      cols[2 * i - 1] = new Lagged(ySeries, i);
-      cols[2 * i] = new Lagged(xSeries, i);
+      cols[2 * i - 1] = new Lagged(Y_SERIES, i);
+      cols[2 * i] = new Lagged(X_SERIES, i);
     }
-    cols[2 * top + 1] = new Lagged(ySeries, 0);
+    cols[2 * top + 1] = new Lagged(Y_SERIES, 0);
     Ols.Nested search = Ols.nested(Ols.laggedGram(data, cols, top, len));
     if (search.rank() < 3) {
-      return untestable(search.rank() < 2
+      return s.untestable(search.rank() < 2
           ? "y is constant over the rows the test uses"
-          : "x and y are collinear at lag 1 (x is a linear function of y)", criterion, dx, dy, px.adf(), py.adf());
+          : "x and y are collinear at lag 1 (x is a linear function of y)");
     }
-    int rows = len - top;
+    return fTest(data, chooseLag(search, top, len - top, criterion), len, s);
+  }
+
+  /** The caller's mistakes: a null series, series of different lengths, maxLag &lt; 1, a null criterion. */
+  private static void requireArguments(double[] x, double[] y, int maxLag, Criterion criterion) {
+    if (x == null || y == null) {
+      throw new IllegalArgumentException("Granger test: x and y must not be null");
+    }
+    if (x.length != y.length) {
+      throw new IllegalArgumentException("Granger test: x has " + x.length + " points and y " + y.length
+          + "; they must be aligned");
+    }
+    if (maxLag < 1) {
+      throw new IllegalArgumentException("Granger test: maxLag must be >= 1, got " + maxLag);
+    }
+    if (criterion == null) {
+      throw new IllegalArgumentException("Granger test: the criterion must not be null");
+    }
+  }
+
+  /** The two series made stationary, with what a result reports about them, and the criterion asked for. */
+  private record Stationary(Prepared px, Prepared py, Criterion criterion) {
+    int dx() {
+      return px.differences();
+    }
+
+    int dy() {
+      return py.differences();
+    }
+
+    Result untestable(String reason) {
+      return Granger.untestable(reason, criterion, dx(), dy(), px.adf(), py.adf());
+    }
+
+    /** The stationarity tests' caveats, in order x, y. */
+    List<String> caveats() {
+      List<String> caveats = new ArrayList<>();
+      if (!px.caveat().isEmpty()) {
+        caveats.add(px.caveat());
+      }
+      if (!py.caveat().isEmpty()) {
+        caveats.add(py.caveat());
+      }
+      return caveats;
+    }
+  }
+
+  /**
+   * The lag order minimizing the criterion over the nested fits of the search, {@code rows} rows each; an order whose
+   * fit is exact ends the search at it.
+   */
+  private static int chooseLag(Ols.Nested search, int top, int rows, Criterion criterion) {
     int lag = 0;
     double best = Double.POSITIVE_INFINITY;
     for (int p = 1; 1 + 2 * p <= search.rank() && p <= top; p++) {
@@ -195,20 +227,23 @@ public final class Granger {
         lag = p;
       }
     }
+    return lag;
+  }
 
-    // the F-test at the chosen order: columns 1, y1..yp, x1..xp, so that the restricted model is a prefix too
+  /** The F-test at the chosen order: columns 1, y1..yp, x1..xp, so that the restricted model is a prefix too. */
+  private static Result fTest(double[][] data, int lag, int len, Stationary s) {
     Lagged[] f = new Lagged[2 * lag + 2];
-    f[0] = new Lagged(ones, 0);
+    f[0] = new Lagged(ONES, 0);
     for (int i = 1; i <= lag; i++) {
-      f[i] = new Lagged(ySeries, i);
-      f[lag + i] = new Lagged(xSeries, i);
+      f[i] = new Lagged(Y_SERIES, i);
+      f[lag + i] = new Lagged(X_SERIES, i);
     }
-    f[2 * lag + 1] = new Lagged(ySeries, 0);
+    f[2 * lag + 1] = new Lagged(Y_SERIES, 0);
     Ols.Nested fit = Ols.nested(Ols.laggedGram(data, f, lag, len));
     if (fit.rank() < 1 + 2 * lag) {
-      return untestable("the lags of x and y are collinear at lag " + lag + " over the rows the test uses", criterion,
-          dx, dy, px.adf(), py.adf());
+      return s.untestable("the lags of x and y are collinear at lag " + lag + " over the rows the test uses");
     }
+    List<String> caveats = s.caveats();
     int nobs = len - lag;
     int df1 = lag;
     int df2 = nobs - 1 - 2 * lag;
@@ -219,7 +254,7 @@ public final class Granger {
     double pValue;
     if (rssU <= Ols.COLLINEAR * scale) {
       if (rssR <= Ols.COLLINEAR * scale) {
-        return untestable("y is an exact linear function of its own past", criterion, dx, dy, px.adf(), py.adf());
+        return s.untestable("y is an exact linear function of its own past");
       }
       caveats.add("y is an exact linear function of the lags of x and y: F is infinite");
       fStat = Double.POSITIVE_INFINITY;
@@ -228,8 +263,8 @@ public final class Granger {
       fStat = Math.max(0, rssR - rssU) / df1 / (rssU / df2);
       pValue = fTail(fStat, df1, df2);
     }
-    return new Result(true, String.join("; ", caveats), lag, fStat, df1, df2, pValue, nobs, dx, dy, criterion,
-        px.adf(), py.adf());
+    return new Result(true, String.join("; ", caveats), lag, fStat, df1, df2, pValue, nobs, s.dx(), s.dy(),
+        s.criterion(), s.px().adf(), s.py().adf());
   }
 
   /**

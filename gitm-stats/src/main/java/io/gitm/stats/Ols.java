@@ -42,7 +42,8 @@ final class Ols {
   record Lagged(int series, int lag) {
     Lagged {
       if (series < 0 || lag < 0) {
-        throw new IllegalArgumentException("a lagged column needs a series index and a lag >= 0, got " + series + ", " + lag);
+        throw new IllegalArgumentException("a lagged column needs a series index and a lag >= 0, got " + series + ", "
+            + lag);
       }
     }
   }
@@ -59,7 +60,8 @@ final class Ols {
     }
     for (Lagged c : cols) {
       if (c.series() >= series.length || start - c.lag() < 0 || end - c.lag() > series[c.series()].length) {
-        throw new IllegalArgumentException("column " + c + " reaches outside its series for rows [" + start + ", " + end + ")");
+        throw new IllegalArgumentException("column " + c + " reaches outside its series for rows [" + start + ", "
+            + end + ")");
       }
     }
     record Entry(int a, int b, int s1, int l1, int s2, int l2) {

@@ -1,6 +1,9 @@
 package io.gitm.analysis.monitor;
 
+import static io.gitm.stats.Sample.upperMedian;
+
 import io.gitm.planner.Graph;
+import io.gitm.stats.Sample;
 import io.gitm.trace.ApiCallRecord;
 import io.gitm.trace.MarkerRecord;
 import io.gitm.trace.OverheadRecord;
@@ -23,7 +26,7 @@ import java.util.regex.Pattern;
  * pair where they overlap the pair, and from any device-idle gap they fall in. Violations need a minimum share of the
  * executions of a subject ({@link #MIN_RATE}) so one outlier does not make a violation. An execution faster than a
  * model-based lower bound cannot happen: it is reported as a {@link Floor} (a model or measurement error), not as a
- * violation.
+ * violation. A typical value is the upper median ({@link Sample#upperMedian}), always one of the values observed.
  */
 public final class Monitor {
   /** Share of a subject's executions that must breach an invariant for a violation. */
@@ -35,7 +38,10 @@ public final class Monitor {
    * clock boost above the calibrated one and for timer granularity).
    */
   static final double FLOOR_TOLERANCE = 0.97;
-  /** Markers that delimit iterations: gitm's profiler's ({@code iteration 12}) and PyTorch's ({@code ProfilerStep#12}). */
+  /**
+   * Markers that delimit iterations: gitm's profiler's ({@code iteration 12}) and PyTorch's
+   * ({@code ProfilerStep#12}).
+   */
   static final Pattern ITERATION = Pattern.compile("(?i)(iteration \\d+|ProfilerStep#\\d+)");
 
   private Monitor() {}
@@ -237,7 +243,7 @@ public final class Monitor {
     if (below == 0) {
       return Optional.empty();
     }
-    return Optional.of(new Floor(subject, basis, below, judged, median(Arrays.copyOf(ratios, below)), ex));
+    return Optional.of(new Floor(subject, basis, below, judged, upperMedian(Arrays.copyOf(ratios, below)), ex));
   }
 
   /** Per iteration marker, the residuals of the operations issued within it (by their launch time). */
@@ -297,7 +303,7 @@ public final class Monitor {
       n += residual[i] > 0 ? 1 : 0;
     }
     if (n == 0 || (double) n / idx.length < MIN_RATE) {
-      return java.util.Optional.empty();
+      return Optional.empty();
     }
     double excess = 0;
     double[] ratios = new double[n];
@@ -317,8 +323,8 @@ public final class Monitor {
         }
       }
     }
-    return Optional.of(new Violation(Violation.Invariant.KERNEL_TIME, subject, median(d), median(b),
-        median(ratios), n, idx.length, excess, ex, basis(nodes, idx)));
+    return Optional.of(new Violation(Violation.Invariant.KERNEL_TIME, subject, upperMedian(d), upperMedian(b),
+        upperMedian(ratios), n, idx.length, excess, ex, basis(nodes, idx)));
   }
 
   private static Optional<Violation> traffic(List<Graph.Node> nodes, String subject, int[] idx) {
@@ -348,10 +354,10 @@ public final class Monitor {
       }
     }
     if (n == 0 || (double) n / measured < MIN_RATE) {
-      return java.util.Optional.empty();
+      return Optional.empty();
     }
     return Optional.of(new Violation(Violation.Invariant.MEMORY_TRAFFIC, subject, obs / measured,
-        pred / measured, median(Arrays.copyOf(ratios, n)), n, measured, excess, ex,
+        pred / measured, upperMedian(Arrays.copyOf(ratios, n)), n, measured, excess, ex,
         "declared bytes against measured bytes"));
   }
 
@@ -389,11 +395,6 @@ public final class Monitor {
   static String ref(Graph.Node g) {
     return g.kind().name().toLowerCase() + " '" + g.name() + "' stream " + g.stream() + " corr " + g.correlationId()
         + " at " + g.startNs() + " ns";
-  }
-
-  private static double median(double[] v) {
-    Arrays.sort(v);
-    return v.length == 0 ? Double.NaN : v[v.length / 2];
   }
 
   private static long[] span(List<Graph.Node> nodes) {
