@@ -1,8 +1,8 @@
 package io.gitm.analysis;
 
-import io.gitm.analysis.attribution.Attribution;
 import io.gitm.analysis.attribution.Cause;
 import io.gitm.analysis.attribution.Hypothesis;
+import io.gitm.analysis.attribution.Thresholds;
 import io.gitm.planner.Graph;
 import io.gitm.trace.TraceDevice;
 import java.util.ArrayList;
@@ -18,7 +18,7 @@ import java.util.TreeSet;
  * What changed between two runs of the same job: per cause, the lost time a run added against a baseline run, both
  * normalised to a unit of work so that runs of different length compare. A cause is {@link Status#NEW} when only the
  * run names it, {@link Status#GREW} when both do and the added lost time's 95% interval lies above 0 (and the added
- * time reaches {@link Attribution#MIN_EFFECT} of the baseline's time per unit), {@link Status#STANDING} when both name
+ * time reaches {@link Thresholds#MIN_EFFECT} of the baseline's time per unit), {@link Status#STANDING} when both name
  * it otherwise, {@link Status#GONE} when only the baseline does. New and grown causes are ranked by added lost time ×
  * the run's confidence; standing and gone ones follow.
  *
@@ -246,7 +246,7 @@ public final class Differential {
       double half = Math.sqrt(bh * bh + rh * rh);
       double share = added / shareOf;
       Status s = b == null ? Status.NEW : r == null ? Status.GONE
-          : added - half > 0 && share >= Attribution.MIN_EFFECT ? Status.GREW : Status.STANDING;
+          : added - half > 0 && share >= Thresholds.MIN_EFFECT ? Status.GREW : Status.STANDING;
       double confidence = r != null ? r.confidence() : b.confidence();
       double score = s == Status.NEW || s == Status.GREW ? Math.max(0, share) * confidence : 0;
       changes.add(new Change(c, s, bl, rl, added, added - half, added + half, share, confidence, score));

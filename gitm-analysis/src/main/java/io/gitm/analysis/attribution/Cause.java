@@ -5,7 +5,8 @@ package io.gitm.analysis.attribution;
  * it addresses.
  */
 public enum Cause {
-  THERMAL_THROTTLING("thermal throttling", "the SM clock is lowered because the GPU is hot (clock-event reasons 0x20/0x40)"),
+  THERMAL_THROTTLING("thermal throttling",
+      "the SM clock is lowered because the GPU is hot (clock-event reasons 0x20/0x40)"),
   POWER_THROTTLING("power throttling", "the SM clock is lowered to stay under the board power limit (reason 0x4)"),
   POWER_BRAKE("hardware power brake", "an external power-brake signal slows the clock (reasons 0x80/0x8)"),
   CLOCK_DROP("clock drop", "the SM clock is held below its boost clock by a clock setting (reason 0x2)"),
@@ -16,7 +17,8 @@ public enum Cause {
   SYNCHRONOUS_HOST_CALLS("synchronous host calls", "the host waits for the device more often than the job needs"),
   MEMORY_BOUND_BELOW_ROOFLINE("memory-bound below roofline",
       "kernels take longer than their bytes at the measured bandwidth allow"),
-  EXCESS_TRAFFIC("excess memory traffic", "kernels move more bytes than their work needs (uncoalesced or redundant access)"),
+  EXCESS_TRAFFIC("excess memory traffic",
+      "kernels move more bytes than their work needs (uncoalesced or redundant access)"),
   CONTENTION("contention", "another tenant holds part of the device"),
   HOST_LINK_DEGRADED("host link degraded", "host-device copies run below the link's measured rate"),
   MEMORY_DEGRADED("device memory degraded", "device-memory bandwidth is below its measured rate (e.g. retired pages)"),

@@ -1,8 +1,9 @@
 package io.gitm.analysis.attribution;
 
-import io.gitm.analysis.attribution.Attribution.Clock;
-import io.gitm.analysis.attribution.Attribution.Input;
-import io.gitm.analysis.attribution.Attribution.Lost;
+import static io.gitm.analysis.attribution.Thresholds.ALPHA;
+import static io.gitm.analysis.attribution.Thresholds.MIN_EFFECT;
+import static io.gitm.analysis.attribution.Thresholds.MIN_EVENTS;
+
 import io.gitm.planner.Graph;
 import io.gitm.stats.Aipw;
 import io.gitm.stats.MultipleTesting;
@@ -32,8 +33,8 @@ import java.util.SplittableRandom;
  * effect is on:
  *
  * <ul>
- *   <li><b>preceded by an allocation or free</b> and <b>preceded by a copy from pageable memory</b>: the device-idle gap
- *       before the kernel, {@code log(1 + gap in µs)} (the effect reads as a factor on 1 + gap). A blocking
+ *   <li><b>preceded by an allocation or free</b> and <b>preceded by a copy from pageable memory</b>: the device-idle
+ *       gap before the kernel, {@code log(1 + gap in µs)} (the effect reads as a factor on 1 + gap). A blocking
  *       allocation or staged copy holds the host, so the kernel starts late; its own duration is not what they change.
  *   <li><b>overlapping a copy</b> (a copy record's interval overlaps the kernel's), <b>running at a throttled clock</b>
  *       (a clock-event reason that lowers the clock set, and the clock below its boost, in the state sample interval
@@ -60,8 +61,11 @@ import java.util.SplittableRandom;
  * contention, as an alternative explanation; throttled clock → the clock causes; neighbour → contention). A
  * first-launch effect that is significant after the adjustment and slows the kernel is the cold-start detector: each
  * first launch loses its duration times {@code 1 − 1/factor}.
+ *
+ * <p>As a detector it runs after the causes' detectors (it reads what they found): it owns {@link Cause#COLD_START}
+ * and adds its estimates to the others' causes as evidence only.
  */
-final class Conditions {
+final class Conditions implements Detector {
   /** Kernels needed before a per-kernel condition's effect is estimated. */
   static final int MIN_KERNELS = 200;
   /**
@@ -75,8 +79,6 @@ final class Conditions {
   /** How sure a cold-start hypothesis is at most (a single effect estimate, no second signature). */
   static final double COLD_START_CERTAINTY = 0.6;
 
-  private Conditions() {}
-
   /** A condition: what it is, which outcome its effect is on, and the causes its estimate is evidence for. */
   enum Condition {
     AFTER_ALLOC("preceded by an allocation or free", false, EnumSet.of(Cause.ALLOCATOR_STALL)),
@@ -84,7 +86,8 @@ final class Conditions {
     OVERLAPS_COPY("overlapping a copy", true, EnumSet.of(Cause.MEMORY_BOUND_BELOW_ROOFLINE, Cause.CONTENTION)),
     THROTTLED("running at a throttled clock", true, EnumSet.of(Cause.CLOCK_DROP, Cause.THERMAL_THROTTLING,
         Cause.POWER_THROTTLING, Cause.POWER_BRAKE)),
-    FIRST_LAUNCH("launched for the first time (the first launch of their kernel name)", true, EnumSet.of(Cause.COLD_START)),
+    FIRST_LAUNCH("launched for the first time (the first launch of their kernel name)", true,
+        EnumSet.of(Cause.COLD_START)),
     NEIGHBOUR("sharing the device with a neighbour", true, EnumSet.of(Cause.CONTENTION));
 
     final String label;
@@ -111,32 +114,34 @@ final class Conditions {
   record Estimate(Condition condition, Aipw.Effect effect, String reason, double adjusted, int sampledFrom,
       String note) {
     boolean significant() {
-      return effect != null && effect.testable() && adjusted <= Attribution.ALPHA;
+      return effect != null && effect.testable() && adjusted <= ALPHA;
     }
   }
 
+    @Override
+  public Set<Cause> causes() {
+    return EnumSet.of(Cause.COLD_START);
+  }
+
   /** Estimates the conditions whose causes the detectors found (first launch always) and adds them as evidence. */
-  static void estimate(Input in, Clock clock, Map<Cause, Lost> out) {
+  @Override
+  public void detect(Input in, Ledger out) {
     // the causes that may become a hypothesis: enough events and enough lost time
     double span = Math.max(1, in.to() - in.from());
     Set<Cause> found = EnumSet.noneOf(Cause.class);
-    out.forEach((c, l) -> {
-      if (l.events >= Attribution.MIN_EVENTS && l.total() >= Attribution.MIN_EFFECT * span) {
+    out.entries().forEach((c, l) -> {
+      if (l.events() >= MIN_EVENTS && l.total() >= MIN_EFFECT * span) {
         found.add(c);
       }
     });
-    List<Estimate> estimates = estimates(in, clock, found);
-    if (estimates.isEmpty()) {
-      return;
-    }
+    List<Estimate> estimates = estimates(in, found);
     for (Estimate e : estimates) {
       if (e.condition() == Condition.FIRST_LAUNCH) {
         coldStart(in, e, out);
       }
       for (Cause c : e.condition().causes) {
-        Lost l = out.get(c);
-        if (l != null) {
-          l.evidence.add(evidence(e, estimates.size()));
+        if (out.has(c)) {
+          out.note(c, evidence(e, estimates.size()));
         }
       }
     }
@@ -146,15 +151,14 @@ final class Conditions {
    * The estimates for the conditions whose causes are in {@code found} (the first launch always, since it is the
    * cold-start detector), in {@link Condition} order; empty when the trace has fewer than {@link #MIN_KERNELS} kernels.
    */
-  static List<Estimate> estimates(Input in, Clock clock, Set<Cause> found) {
-    return estimates(in, clock, found, MAX_ROWS);
+  static List<Estimate> estimates(Input in, Set<Cause> found) {
+    return estimates(in, found, MAX_ROWS);
   }
 
-  /** {@link #estimates(Input, Clock, Set)} with at most {@code maxRows} kernels per estimate. */
-  static List<Estimate> estimates(Input in, Clock clock, Set<Cause> found, int maxRows) {
-    List<Graph.Node> nodes = in.graph().nodes();
+  /** {@link #estimates(Input, Set)} with at most {@code maxRows} kernels per estimate. */
+  static List<Estimate> estimates(Input in, Set<Cause> found, int maxRows) {
     int n = 0;
-    for (Graph.Node g : nodes) {
+    for (Graph.Node g : in.graph().nodes()) {
       if (g.kind() == Graph.Kind.KERNEL) {
         n++;
       }
@@ -162,234 +166,156 @@ final class Conditions {
     if (n < MIN_KERNELS) {
       return List.of();
     }
-    int sampledFrom = 0;
-    List<ApiCallRecord> allocs = new ArrayList<>();
-    List<CopyRecord> pageable = new ArrayList<>();
-    List<long[]> copies = new ArrayList<>();
-    for (TraceRecord r : in.trace()) {
-      if (r instanceof ApiCallRecord a && (a.kind() == ApiKind.ALLOC || a.kind() == ApiKind.FREE)) {
-        allocs.add(a);
-      } else if (r instanceof CopyRecord c) {
-        if (c.srcKind() == MemoryKind.PAGEABLE || c.dstKind() == MemoryKind.PAGEABLE) {
-          pageable.add(c);
-        }
-        copies.add(new long[] {c.startNs(), c.endNs()});
-      }
-    }
-    Map<Integer, Tenants> tenants = in.host().tenants;
-    int processSamples = 0;
-    int neighbourSamples = 0;
-    for (Tenants t : tenants.values()) {
-      processSamples += t.others().length;
-      for (double o : t.others()) {
-        neighbourSamples += o > 0 ? 1 : 0;
-      }
-    }
-    allocs.sort(Comparator.comparingLong(ApiCallRecord::startNs));
-    pageable.sort(Comparator.comparingLong(CopyRecord::startNs));
-    copies.sort(Comparator.comparingLong(c -> c[0]));
-    double[] residualNs = in.monitor().residualNs();
-    double[] gap = new double[n];
-    double[] residual = new double[n];
-    boolean[] hasResidual = new boolean[n];
-    double[][] x = new double[3][n];
-    boolean[][] treated = new boolean[Condition.values().length][n];
-    Set<String> seen = new HashSet<>();
-    long prevEnd = Long.MIN_VALUE;
-    long prevDur = 0;
-    long copyReach = Long.MIN_VALUE;
-    int k = 0;
-    int ai = 0;
-    int pi = 0;
-    int ci = 0;
-    double span = Math.max(1, in.to() - in.from());
-    for (Graph.Node g : nodes) {
-      if (g.kind() != Graph.Kind.KERNEL) {
-        continue;
-      }
-      long from = prevEnd == Long.MIN_VALUE ? g.startNs() : prevEnd;
-      while (ai < allocs.size() && allocs.get(ai).endNs() < from) {
-        ai++;
-      }
-      while (pi < pageable.size() && pageable.get(pi).endNs() < from) {
-        pi++;
-      }
-      // copies that started before the kernel ends: the latest end among them decides an overlap from before
-      while (ci < copies.size() && copies.get(ci)[0] < g.startNs()) {
-        copyReach = Math.max(copyReach, copies.get(ci)[1]);
-        ci++;
-      }
-      treated[Condition.AFTER_ALLOC.ordinal()][k] = ai < allocs.size() && allocs.get(ai).startNs() < g.startNs();
-      treated[Condition.AFTER_PAGEABLE.ordinal()][k] = pi < pageable.size()
-          && pageable.get(pi).startNs() < g.startNs();
-      treated[Condition.OVERLAPS_COPY.ordinal()][k] = copyReach > g.startNs()
-          || (ci < copies.size() && copies.get(ci)[0] < g.endNs());
-      treated[Condition.THROTTLED.ordinal()][k] = clock.slowAt(g.startNs());
-      treated[Condition.FIRST_LAUNCH.ordinal()][k] = seen.add(g.name());
-      Tenants tn = tenants.get(g.device());
-      treated[Condition.NEIGHBOUR.ordinal()][k] = tn != null && tn.sharedAt(g.startNs());
-      // log scale: gaps run from a microsecond to milliseconds, and a few long ones would steer a linear model
-      gap[k] = Math.log1p(Math.max(0, g.startNs() - from) / 1e3);
-      double r = g.index() < residualNs.length ? residualNs[g.index()] : Double.NaN;
-      hasResidual[k] = g.upperNs() > 0 && Double.isFinite(r) && g.upperNs() + r > 0;
-      residual[k] = hasResidual[k] ? Math.log((g.upperNs() + r) / g.upperNs()) : 0;
-      x[0][k] = Math.log1p(prevDur / 1e3);
-      x[1][k] = Math.log1p(g.blocks());
-      x[2][k] = (g.startNs() - in.from()) / span;
-      prevEnd = Math.max(prevEnd, g.endNs());
-      prevDur = g.durationNs();
-      k++;
-    }
+    Rows rows = Rows.of(in, n);
     if (n > maxRows) {
-      // a seeded random sample of the kernels (not every k-th: a job's kernels repeat with its iteration's period)
-      SplittableRandom random = new SplittableRandom(SEED);
-      int[] keep = new int[n];
-      int m = 0;
-      for (int i = 0; i < n; i++) {
-        if (random.nextInt(n) < maxRows) {
-          keep[m++] = i;
-        }
-      }
-      sampledFrom = n;
-      n = m;
-      gap = pick(gap, keep, m);
-      residual = pick(residual, keep, m);
-      for (int v = 0; v < x.length; v++) {
-        x[v] = pick(x[v], keep, m);
-      }
-      boolean[] h = new boolean[m];
-      for (int i = 0; i < m; i++) {
-        h[i] = hasResidual[keep[i]];
-      }
-      hasResidual = h;
-      for (int c = 0; c < treated.length; c++) {
-        boolean[] t = new boolean[m];
-        for (int i = 0; i < m; i++) {
-          t[i] = treated[c][keep[i]];
-        }
-        treated[c] = t;
-      }
+      rows = rows.sample(maxRows);
     }
-    Condition[] all = Condition.values();
-    Aipw.Effect[] effects = new Aipw.Effect[all.length];
-    String[] reasons = new String[all.length];
-    boolean gapTwins = Arrays.equals(treated[Condition.AFTER_ALLOC.ordinal()],
-        treated[Condition.AFTER_PAGEABLE.ordinal()]);
+    Neighbours nb = Neighbours.of(in.host().tenants);
     // the neighbour is a covariate of the other residual conditions only where some sample saw one (an all-false
     // column adds nothing, and a trace without one keeps the estimates it had before the process fields)
-    List<Condition> residualConditions = neighbourSamples > 0
+    List<Condition> residualConditions = nb.seen() > 0
         ? List.of(Condition.OVERLAPS_COPY, Condition.THROTTLED, Condition.FIRST_LAUNCH, Condition.NEIGHBOUR)
         : List.of(Condition.OVERLAPS_COPY, Condition.THROTTLED, Condition.FIRST_LAUNCH);
-    String[] notes = new String[all.length];
-    Arrays.fill(notes, "");
+    Condition[] all = Condition.values();
+    Attempt[] attempts = new Attempt[all.length];
     for (Condition c : all) {
-      if (c != Condition.FIRST_LAUNCH && c.causes.stream().noneMatch(found::contains)) {
-        continue;
+      if (c == Condition.FIRST_LAUNCH || c.causes.stream().anyMatch(found::contains)) {
+        attempts[c.ordinal()] = attempt(c, rows, nb, residualConditions);
       }
-      if (c == Condition.NEIGHBOUR) {
-        if (processSamples == 0) {
-          reasons[c.ordinal()] = "no state sample of the trace holds the other-process fields (OTHER_PROCESSES): a"
-              + " trace written before they were sampled, a Kineto import, or a device whose process list could not"
-              + " be read";
-          continue;
-        }
-        if (neighbourSamples == 0) {
-          reasons[c.ordinal()] = String.format(Locale.ROOT, "no neighbour seen: all %d state samples with the"
-              + " other-process fields show the job alone on its device", processSamples);
-          continue;
-        }
-        notes[c.ordinal()] = String.format(Locale.ROOT, "a neighbour in %d of %d state samples with the other-process"
-            + " fields", neighbourSamples, processSamples);
-      }
-      int arm = 0;
-      int rows = 0;
-      for (int i = 0; i < n; i++) {
-        if (!c.residual || hasResidual[i]) {
-          rows++;
-          arm += treated[c.ordinal()][i] ? 1 : 0;
-        }
-      }
-      // Aipw's own bound, checked before the rows are copied: each fold's outcome model is fitted on the smaller arm's
-      // rows outside the fold, which must outnumber its coefficients (all covariate columns and the intercept)
-      int coefficients = x.length + (c.residual ? residualConditions.size() - 1 : 0) + 1;
-      int smaller = Math.min(arm, rows - arm);
-      int fitted = smaller - (smaller + Aipw.DEFAULT_FOLDS - 1) / Aipw.DEFAULT_FOLDS;
-      if (fitted < coefficients + 1) {
-        reasons[c.ordinal()] = String.format(Locale.ROOT, "%d of %d kernels%s have the condition: the smaller arm is"
-            + " too small for %d-fold cross-fitted outcome models of %d coefficients", arm, rows,
-            c.residual ? " with an upper bound" : "", Aipw.DEFAULT_FOLDS, coefficients);
-        continue;
-      }
-      if (!c.residual) {
-        if (gapTwins) {
-          // a batch boundary with both: the two effects cannot be told apart
-          reasons[c.ordinal()] = "every kernel preceded by an allocation is also preceded by a pageable copy and the"
-              + " other way round: the trace cannot tell their effects apart";
-          continue;
-        }
-        effects[c.ordinal()] = Aipw.estimate(x, treated[c.ordinal()], gap, Aipw.DEFAULT_FOLDS, SEED);
-        continue;
-      }
-      // residual outcome: the kernels with an upper bound, the other residual conditions as covariates
-      int m = 0;
-      for (boolean b : hasResidual) {
-        m += b ? 1 : 0;
-      }
-      List<boolean[]> others = new ArrayList<>();
-      for (Condition o : residualConditions) {
-        if (o != c) {
-          others.add(treated[o.ordinal()]);
-        }
-      }
-      double[][] xs = new double[x.length + others.size()][m];
-      boolean[] ts = new boolean[m];
-      double[] ys = new double[m];
-      int j = 0;
-      for (int i = 0; i < n; i++) {
-        if (!hasResidual[i]) {
-          continue;
-        }
-        for (int v = 0; v < x.length; v++) {
-          xs[v][j] = x[v][i];
-        }
-        for (int v = 0; v < others.size(); v++) {
-          xs[x.length + v][j] = others.get(v)[i] ? 1 : 0;
-        }
-        ts[j] = treated[c.ordinal()][i];
-        ys[j] = residual[i];
-        j++;
-      }
-      effects[c.ordinal()] = Aipw.estimate(xs, ts, ys, Aipw.DEFAULT_FOLDS, SEED);
     }
     double[] p = new double[all.length];
     Arrays.fill(p, Double.NaN);
     for (Condition c : all) {
-      Aipw.Effect e = effects[c.ordinal()];
+      Aipw.Effect e = attempts[c.ordinal()] == null ? null : attempts[c.ordinal()].effect();
       if (e != null && e.testable()) {
         p[c.ordinal()] = e.pValue();
       }
     }
-    MultipleTesting.Adjusted adj = MultipleTesting.benjaminiHochberg(p, Attribution.ALPHA);
+    MultipleTesting.Adjusted adj = MultipleTesting.benjaminiHochberg(p, ALPHA);
     List<Estimate> out = new ArrayList<>();
     for (Condition c : all) {
-      if (effects[c.ordinal()] != null || reasons[c.ordinal()] != null) {
-        out.add(new Estimate(c, effects[c.ordinal()], reasons[c.ordinal()], adj.adjusted(c.ordinal()), sampledFrom,
-            notes[c.ordinal()]));
+      Attempt a = attempts[c.ordinal()];
+      if (a != null && (a.effect() != null || a.reason() != null)) {
+        out.add(new Estimate(c, a.effect(), a.reason(), adj.adjusted(c.ordinal()), rows.sampledFrom, a.note()));
       }
     }
     return out;
+  }
+
+  /** What estimating one condition gave: the effect, or why there is none; and the evidence's note, or "". */
+  private record Attempt(Aipw.Effect effect, String reason, String note) {
+    static Attempt because(String reason, String note) {
+      return new Attempt(null, reason, note);
+    }
+  }
+
+  /** The other tenants the state samples saw: samples with the other-process fields, and those with a neighbour. */
+  private record Neighbours(int samples, int seen) {
+    static Neighbours of(Map<Integer, Tenants> tenants) {
+      int processSamples = 0;
+      int neighbourSamples = 0;
+      for (Tenants t : tenants.values()) {
+        processSamples += t.others().length;
+        for (double o : t.others()) {
+          neighbourSamples += o > 0 ? 1 : 0;
+        }
+      }
+      return new Neighbours(processSamples, neighbourSamples);
+    }
+  }
+
+  /** Estimates condition {@code c} on {@code rows}, or says why it cannot. */
+  private static Attempt attempt(Condition c, Rows rows, Neighbours nb, List<Condition> residualConditions) {
+    String note = "";
+    if (c == Condition.NEIGHBOUR) {
+      if (nb.samples() == 0) {
+        return Attempt.because("no state sample of the trace holds the other-process fields (OTHER_PROCESSES): a"
+            + " trace written before they were sampled, a Kineto import, or a device whose process list could not"
+            + " be read", note);
+      }
+      if (nb.seen() == 0) {
+        return Attempt.because(String.format(Locale.ROOT, "no neighbour seen: all %d state samples with the"
+            + " other-process fields show the job alone on its device", nb.samples()), note);
+      }
+      note = String.format(Locale.ROOT, "a neighbour in %d of %d state samples with the other-process fields",
+          nb.seen(), nb.samples());
+    }
+    int arm = 0;
+    int n = 0;
+    for (int i = 0; i < rows.n; i++) {
+      if (!c.residual || rows.hasResidual[i]) {
+        n++;
+        arm += rows.treated[c.ordinal()][i] ? 1 : 0;
+      }
+    }
+    // Aipw's own bound, checked before the rows are copied: each fold's outcome model is fitted on the smaller arm's
+    // rows outside the fold, which must outnumber its coefficients (all covariate columns and the intercept)
+    int coefficients = rows.x.length + (c.residual ? residualConditions.size() - 1 : 0) + 1;
+    int smaller = Math.min(arm, n - arm);
+    int fitted = smaller - (smaller + Aipw.DEFAULT_FOLDS - 1) / Aipw.DEFAULT_FOLDS;
+    if (fitted < coefficients + 1) {
+      return Attempt.because(String.format(Locale.ROOT, "%d of %d kernels%s have the condition: the smaller arm is"
+          + " too small for %d-fold cross-fitted outcome models of %d coefficients", arm, n,
+          c.residual ? " with an upper bound" : "", Aipw.DEFAULT_FOLDS, coefficients), note);
+    }
+    if (c.residual) {
+      return new Attempt(residualEffect(c, rows, residualConditions), null, note);
+    }
+    boolean gapTwins = Arrays.equals(rows.treated[Condition.AFTER_ALLOC.ordinal()],
+        rows.treated[Condition.AFTER_PAGEABLE.ordinal()]);
+    if (gapTwins) {
+      // a batch boundary with both: the two effects cannot be told apart
+      return Attempt.because("every kernel preceded by an allocation is also preceded by a pageable copy and the"
+          + " other way round: the trace cannot tell their effects apart", note);
+    }
+    return new Attempt(Aipw.estimate(rows.x, rows.treated[c.ordinal()], rows.gap, Aipw.DEFAULT_FOLDS, SEED), null,
+        note);
+  }
+
+  /** A residual condition's effect: on the kernels with an upper bound, the other residual conditions as covariates. */
+  private static Aipw.Effect residualEffect(Condition c, Rows rows, List<Condition> residualConditions) {
+    int m = 0;
+    for (boolean b : rows.hasResidual) {
+      m += b ? 1 : 0;
+    }
+    List<boolean[]> others = new ArrayList<>();
+    for (Condition o : residualConditions) {
+      if (o != c) {
+        others.add(rows.treated[o.ordinal()]);
+      }
+    }
+    double[][] x = rows.x;
+    double[][] xs = new double[x.length + others.size()][m];
+    boolean[] ts = new boolean[m];
+    double[] ys = new double[m];
+    int j = 0;
+    for (int i = 0; i < rows.n; i++) {
+      if (!rows.hasResidual[i]) {
+        continue;
+      }
+      for (int v = 0; v < x.length; v++) {
+        xs[v][j] = x[v][i];
+      }
+      for (int v = 0; v < others.size(); v++) {
+        xs[x.length + v][j] = others.get(v)[i] ? 1 : 0;
+      }
+      ts[j] = rows.treated[c.ordinal()][i];
+      ys[j] = rows.residual[i];
+      j++;
+    }
+    return Aipw.estimate(xs, ts, ys, Aipw.DEFAULT_FOLDS, SEED);
   }
 
   /**
    * The cold-start detector: when the first-launch effect is significant after the adjustment and slows the kernel
    * (factor above 1), each first launch of a kernel name loses its duration times {@code 1 − 1/factor}.
    */
-  private static void coldStart(Input in, Estimate e, Map<Cause, Lost> out) {
+  private static void coldStart(Input in, Estimate e, Ledger out) {
     if (!e.significant() || !(e.effect().ate() > 0)) {
       return;
     }
     double factor = Math.exp(e.effect().ate());
-    Lost l = new Lost();
+    Lost l = out.lost(Cause.COLD_START);
     Set<String> seen = new HashSet<>();
     double lost = 0;
     for (Graph.Node g : in.graph().nodes()) {
@@ -399,12 +325,140 @@ final class Conditions {
         l.add(in, g.startNs(), ns);
       }
     }
-    l.certainty = COLD_START_CERTAINTY;
-    l.evidence.add(new Evidence("trace", String.format(Locale.ROOT,
+    l.certainty(COLD_START_CERTAINTY);
+    l.evidence(new Evidence("trace", String.format(Locale.ROOT,
         "%d kernel names, each first launch %.2f× as long as the same kernel later (doubly robust estimate): %.2f ms"
             + " lost to first launches", seen.size(), factor, lost / 1e6), Map.of("names", seen.size(), "factor",
         factor, "lostNs", lost)));
-    out.put(Cause.COLD_START, l);
+  }
+
+  /**
+   * One row per kernel (in start order): its outcomes (the idle gap before it, its residual when it has an upper
+   * bound), its covariates (the previous kernel's duration, its grid, its place in the trace) and per condition
+   * whether it has it.
+   */
+  private static final class Rows {
+    int n;
+    int sampledFrom;
+    double[] gap;
+    double[] residual;
+    boolean[] hasResidual;
+    final double[][] x;
+    final boolean[][] treated;
+
+    private Rows(int n) {
+      this.n = n;
+      gap = new double[n];
+      residual = new double[n];
+      hasResidual = new boolean[n];
+      x = new double[3][n];
+      treated = new boolean[Condition.values().length][n];
+    }
+
+    /** The rows of the trace's {@code n} kernels. */
+    static Rows of(Input in, int n) {
+      List<ApiCallRecord> allocs = new ArrayList<>();
+      List<CopyRecord> pageable = new ArrayList<>();
+      List<long[]> copies = new ArrayList<>();
+      for (TraceRecord r : in.trace()) {
+        if (r instanceof ApiCallRecord a && (a.kind() == ApiKind.ALLOC || a.kind() == ApiKind.FREE)) {
+          allocs.add(a);
+        } else if (r instanceof CopyRecord c) {
+          if (c.srcKind() == MemoryKind.PAGEABLE || c.dstKind() == MemoryKind.PAGEABLE) {
+            pageable.add(c);
+          }
+          copies.add(new long[] {c.startNs(), c.endNs()});
+        }
+      }
+      allocs.sort(Comparator.comparingLong(ApiCallRecord::startNs));
+      pageable.sort(Comparator.comparingLong(CopyRecord::startNs));
+      copies.sort(Comparator.comparingLong(c -> c[0]));
+      Rows rows = new Rows(n);
+      rows.fill(in, allocs, pageable, copies);
+      return rows;
+    }
+
+    private void fill(Input in, List<ApiCallRecord> allocs, List<CopyRecord> pageable, List<long[]> copies) {
+      Map<Integer, Tenants> tenants = in.host().tenants;
+      double[] residualNs = in.monitor().residualNs();
+      Set<String> seen = new HashSet<>();
+      long prevEnd = Long.MIN_VALUE;
+      long prevDur = 0;
+      long copyReach = Long.MIN_VALUE;
+      int k = 0;
+      int ai = 0;
+      int pi = 0;
+      int ci = 0;
+      double span = Math.max(1, in.to() - in.from());
+      for (Graph.Node g : in.graph().nodes()) {
+        if (g.kind() != Graph.Kind.KERNEL) {
+          continue;
+        }
+        long from = prevEnd == Long.MIN_VALUE ? g.startNs() : prevEnd;
+        while (ai < allocs.size() && allocs.get(ai).endNs() < from) {
+          ai++;
+        }
+        while (pi < pageable.size() && pageable.get(pi).endNs() < from) {
+          pi++;
+        }
+        // copies that started before the kernel ends: the latest end among them decides an overlap from before
+        while (ci < copies.size() && copies.get(ci)[0] < g.startNs()) {
+          copyReach = Math.max(copyReach, copies.get(ci)[1]);
+          ci++;
+        }
+        treated[Condition.AFTER_ALLOC.ordinal()][k] = ai < allocs.size() && allocs.get(ai).startNs() < g.startNs();
+        treated[Condition.AFTER_PAGEABLE.ordinal()][k] = pi < pageable.size()
+            && pageable.get(pi).startNs() < g.startNs();
+        treated[Condition.OVERLAPS_COPY.ordinal()][k] = copyReach > g.startNs()
+            || (ci < copies.size() && copies.get(ci)[0] < g.endNs());
+        treated[Condition.THROTTLED.ordinal()][k] = in.clock().slowAt(g.startNs());
+        treated[Condition.FIRST_LAUNCH.ordinal()][k] = seen.add(g.name());
+        Tenants tn = tenants.get(g.device());
+        treated[Condition.NEIGHBOUR.ordinal()][k] = tn != null && tn.sharedAt(g.startNs());
+        // log scale: gaps run from a microsecond to milliseconds, and a few long ones would steer a linear model
+        gap[k] = Math.log1p(Math.max(0, g.startNs() - from) / 1e3);
+        double r = g.index() < residualNs.length ? residualNs[g.index()] : Double.NaN;
+        hasResidual[k] = g.upperNs() > 0 && Double.isFinite(r) && g.upperNs() + r > 0;
+        residual[k] = hasResidual[k] ? Math.log((g.upperNs() + r) / g.upperNs()) : 0;
+        x[0][k] = Math.log1p(prevDur / 1e3);
+        x[1][k] = Math.log1p(g.blocks());
+        x[2][k] = (g.startNs() - in.from()) / span;
+        prevEnd = Math.max(prevEnd, g.endNs());
+        prevDur = g.durationNs();
+        k++;
+      }
+    }
+
+    /**
+     * A seeded random sample of about {@code maxRows} of the rows (not every k-th: a job's kernels repeat with its
+     * iteration's period).
+     */
+    Rows sample(int maxRows) {
+      SplittableRandom random = new SplittableRandom(SEED);
+      int[] keep = new int[n];
+      int m = 0;
+      for (int i = 0; i < n; i++) {
+        if (random.nextInt(n) < maxRows) {
+          keep[m++] = i;
+        }
+      }
+      Rows s = new Rows(m);
+      s.sampledFrom = n;
+      s.gap = pick(gap, keep, m);
+      s.residual = pick(residual, keep, m);
+      for (int v = 0; v < x.length; v++) {
+        s.x[v] = pick(x[v], keep, m);
+      }
+      for (int i = 0; i < m; i++) {
+        s.hasResidual[i] = hasResidual[keep[i]];
+      }
+      for (int c = 0; c < treated.length; c++) {
+        for (int i = 0; i < m; i++) {
+          s.treated[c][i] = treated[c][keep[i]];
+        }
+      }
+      return s;
+    }
   }
 
   private static double[] pick(double[] v, int[] keep, int m) {

@@ -1,5 +1,7 @@
 package io.gitm.analysis.attribution;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -11,6 +13,6 @@ public record Evidence(String kind, String summary, Map<String, Object> data) {
     if (kind == null || kind.isBlank() || summary == null) {
       throw new IllegalArgumentException("evidence needs a kind and a summary");
     }
-    data = data == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(data));
+    data = data == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(data));
   }
 }

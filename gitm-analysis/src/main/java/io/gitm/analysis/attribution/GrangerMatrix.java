@@ -1,9 +1,5 @@
 package io.gitm.analysis.attribution;
 
-import io.gitm.analysis.attribution.Attribution.Clock;
-import io.gitm.analysis.attribution.Attribution.Host;
-import io.gitm.analysis.attribution.Attribution.Input;
-import io.gitm.analysis.attribution.Attribution.Lost;
 import io.gitm.planner.Graph;
 import io.gitm.stats.Granger;
 import io.gitm.stats.MultipleTesting;
@@ -28,7 +24,7 @@ import java.util.Set;
  * across all the pairs that could be tested.
  *
  * <p>The series are binned per sample interval: interval i runs from state sample i to sample i + 1 (the samples
- * {@link Attribution.Clock} keeps: those with an SM clock and clock-event reasons).
+ * {@link Input.Clock} keeps: those with an SM clock and clock-event reasons).
  *
  * <ul>
  *   <li>Telemetry, from the state samples (the value at the interval's start; a missing value carries the last one
@@ -47,12 +43,13 @@ import java.util.Set;
  * not tested. Each telemetry series names the causes a significant pair is evidence for ({@link Series#causes}).
  * Cost: one pass over the trace, the nodes and the host calls to bin them, then at most 18 Granger tests of as many
  * points as sample intervals.
+ *
+ * <p>As a detector it runs after the causes' detectors and adds no lost time: it adds the matrix as evidence to the
+ * causes they found.
  */
-final class GrangerMatrix {
+final class GrangerMatrix implements Detector {
   /** The false discovery rate across the pairs. */
-  static final double Q = Attribution.ALPHA;
-
-  private GrangerMatrix() {}
+  static final double Q = Thresholds.ALPHA;
 
   /** A telemetry series and the causes a Granger effect of it on a residual is evidence for. */
   enum Series {
@@ -112,43 +109,81 @@ final class GrangerMatrix {
     }
   }
 
+  @Override
+  public Set<Cause> causes() {
+    return Set.of();
+  }
+
   /**
    * Builds the matrix and adds it as evidence ({@link #addEvidence}), when a hypothesis has a cause that a telemetry
    * series names (else there is nothing to add it to) and the trace has two usable state samples.
    */
-  static void addTo(Input in, Clock clock, Map<Cause, Lost> out) {
+  @Override
+  public void detect(Input in, Ledger out) {
     boolean any = false;
     for (Series s : Series.values()) {
       for (Cause c : s.causes) {
-        any |= out.containsKey(c);
+        any |= out.has(c);
       }
     }
-    Matrix m = any ? of(in, clock) : null;
+    Matrix m = any ? of(in) : null;
     if (m != null) {
       addEvidence(m, out);
     }
   }
 
   /** The matrix for a trace, or null when it has fewer than two usable state samples (no interval to bin by). */
-  static Matrix of(Input in, Clock clock) {
-    long[] time = clock.time();
+  static Matrix of(Input in) {
+    long[] time = in.clock().time();
     if (time.length < 2) {
       return null;
     }
     int bins = time.length - 1;
-    Map<Series, double[]> telemetry = new LinkedHashMap<>();
     List<Series> absent = new ArrayList<>();
+    Map<Series, double[]> telemetry = telemetry(in, time, absent);
+    Map<Residual, double[]> residuals = new LinkedHashMap<>();
+    residuals.put(Residual.KERNEL_SLOWNESS, slowness(in, time));
+    residuals.put(Residual.DEVICE_IDLE, idle(in.graph().nodes(), time));
+
+    List<Series> xs = new ArrayList<>(telemetry.keySet());
+    List<Residual> ys = new ArrayList<>(residuals.keySet());
+    Granger.Result[] results = new Granger.Result[xs.size() * ys.size()];
+    double[] p = new double[results.length];
+    int k = 0;
+    for (Series x : xs) {
+      for (Residual y : ys) {
+        Granger.Result g = Granger.test(telemetry.get(x), residuals.get(y));
+        results[k] = g;
+        p[k++] = g.testable() ? g.pValue() : Double.NaN;
+      }
+    }
+    MultipleTesting.Adjusted adj = MultipleTesting.benjaminiHochberg(p, Q);
+    List<Pair> pairs = new ArrayList<>(results.length);
+    k = 0;
+    for (Series x : xs) {
+      for (Residual y : ys) {
+        pairs.add(new Pair(x, y, results[k], adj.adjusted(k), adj.rejected(k)));
+        k++;
+      }
+    }
+    return new Matrix(bins, pairs, absent, adj.tested());
+  }
+
+  /** The telemetry series the trace holds, in {@link Series} order; those it does not hold go to {@code absent}. */
+  private static Map<Series, double[]> telemetry(Input in, long[] time, List<Series> absent) {
+    int bins = time.length - 1;
+    Map<Series, double[]> telemetry = new LinkedHashMap<>();
     List<StateSample> samples = in.host().samples;
     field(samples, StateField.SM_CLOCK, bins, Series.SM_CLOCK, telemetry, absent);
     field(samples, StateField.POWER, bins, Series.POWER, telemetry, absent);
     field(samples, StateField.TEMPERATURE, bins, Series.TEMPERATURE, telemetry, absent);
     double[] throttled = new double[bins];
     for (int i = 0; i < bins; i++) {
-      throttled[i] = Attribution.clockCauses(clock.bits()[i]).isEmpty() ? 0 : 1;
+      throttled[i] = Input.Clock.causes(in.clock().bits()[i]).isEmpty() ? 0 : 1;
     }
     telemetry.put(Series.THROTTLE_REASONS, throttled);
     field(samples, StateField.MEMORY_USED, bins, Series.MEMORY_USED, telemetry, absent);
-    Host h = in.host();
+    HostCalls h = in.host();
     if (h.calls > 0) {
       telemetry.put(Series.HOST_GAPS, hostGaps(h, time));
     } else {
@@ -178,48 +213,21 @@ final class GrangerMatrix {
       absent.add(Series.COPY_ACTIVITY);
     }
     field(samples, StateField.OTHER_SM_UTILIZATION, bins, Series.NEIGHBOUR_SM_USE, telemetry, absent);
-    Map<Residual, double[]> residuals = new LinkedHashMap<>();
-    residuals.put(Residual.KERNEL_SLOWNESS, slowness(in, time));
-    residuals.put(Residual.DEVICE_IDLE, idle(in.graph().nodes(), time));
-
-    List<Series> xs = new ArrayList<>(telemetry.keySet());
-    List<Residual> ys = new ArrayList<>(residuals.keySet());
-    Granger.Result[] results = new Granger.Result[xs.size() * ys.size()];
-    double[] p = new double[results.length];
-    int k = 0;
-    for (Series x : xs) {
-      for (Residual y : ys) {
-        Granger.Result g = Granger.test(telemetry.get(x), residuals.get(y));
-        results[k] = g;
-        p[k++] = g.testable() ? g.pValue() : Double.NaN;
-      }
-    }
-    MultipleTesting.Adjusted adj = MultipleTesting.benjaminiHochberg(p, Q);
-    List<Pair> pairs = new ArrayList<>(results.length);
-    k = 0;
-    for (Series x : xs) {
-      for (Residual y : ys) {
-        pairs.add(new Pair(x, y, results[k], adj.adjusted(k), adj.rejected(k)));
-        k++;
-      }
-    }
-    return new Matrix(bins, pairs, absent, adj.tested());
+    return telemetry;
   }
 
   /**
    * Adds the matrix as evidence to each hypothesis whose cause a telemetry series names: one piece per pair of such a
    * series (its test, adjusted p-value and whether it is significant, or why it could not be tested) and one summary.
    */
-  static void addEvidence(Matrix m, Map<Cause, Lost> out) {
-    for (Map.Entry<Cause, Lost> e : out.entrySet()) {
-      Cause cause = e.getKey();
+  static void addEvidence(Matrix m, Ledger out) {
+    for (Cause cause : out.entries().keySet()) {
       List<Pair> mine = m.pairs().stream().filter(pr -> pr.x().causes.contains(cause)).toList();
       if (mine.isEmpty()) {
         continue;
       }
-      Lost l = e.getValue();
       long significant = mine.stream().filter(Pair::significant).count();
-      l.evidence.add(new Evidence("granger", String.format(Locale.ROOT,
+      out.note(cause, new Evidence("granger", String.format(Locale.ROOT,
           "Granger matrix over %d sample intervals: %d telemetry × residual pairs, %d testable, Benjamini–Hochberg at"
               + " q=%.2f across them; %d of the %d pairs whose telemetry bears on %s are significant%s", m.bins(),
           m.pairs().size(), m.tested(), Q, significant, mine.size(), cause.label(), m.absent().isEmpty() ? ""
@@ -227,7 +235,7 @@ final class GrangerMatrix {
           Map.of("intervals", m.bins(), "pairs", m.pairs().size(), "tested", m.tested(), "significant", significant,
               "absent", m.absent().stream().map(s -> s.label).toList())));
       for (Pair pr : mine) {
-        l.evidence.add(evidence(pr, m.tested()));
+        out.note(cause, evidence(pr, m.tested()));
       }
     }
   }
@@ -306,7 +314,7 @@ final class GrangerMatrix {
   }
 
   /** Host time per interval outside any driver call, within the span of the traced calls. */
-  private static double[] hostGaps(Host h, long[] time) {
+  private static double[] hostGaps(HostCalls h, long[] time) {
     double[] acc = new double[time.length - 1];
     long reached = Long.MIN_VALUE;
     for (int k = 0; k < h.calls; k++) {

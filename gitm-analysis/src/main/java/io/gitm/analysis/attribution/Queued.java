@@ -1,8 +1,5 @@
 package io.gitm.analysis.attribution;
 
-import io.gitm.analysis.attribution.Attribution.Host;
-import io.gitm.analysis.attribution.Attribution.Input;
-import io.gitm.analysis.attribution.Attribution.Lost;
 import io.gitm.planner.Graph;
 import java.util.Arrays;
 import java.util.List;
@@ -16,7 +13,7 @@ import java.util.Map;
  *
  * <p>A device operation is <b>ready</b> when the host call that issued it has returned and the operation before it on
  * its stream has ended. For each gap in which none of the job's operations ran, the operation that ends the gap waited
- * ready for {@code start − max(gap start, ready)}; beyond an allowance of {@link Attribution#LAUNCH_GAP_LATENCIES}
+ * ready for {@code start − max(gap start, ready)}; beyond an allowance of {@link Thresholds#LAUNCH_GAP_LATENCIES}
  * launch latencies (the time a ready operation needs to start) that wait is <b>queued time</b>. Copies are left out
  * (a copy staged through pageable memory starts only when the host has staged its first chunk, which is host work),
  * and so are operations whose issuing call is not in the trace.
@@ -27,19 +24,16 @@ import java.util.Map;
  * beyond it; the time beyond the median is held time, charged as queued time is, but only where the samples saw
  * another process: without the field a cold start, a lowered clock or data-dependent work look the same.
  *
- * <p>Queued time is charged to {@link Cause#CONTENTION} when the state samples say another process had a context on
- * the device in that sample interval ({@link io.gitm.trace.StateField#OTHER_PROCESSES}), with certainty
- * {@link #CERTAINTY_SEEN}; when the trace's samples do not hold the field (traces without NVML process samples:
- * imported Kineto traces, older traces), with certainty {@link #CERTAINTY_UNSEEN}; when they hold it and no other
- * process was there, not at all (the evidence says how much waited unexplained). Charged queued time is taken out of
- * the device-idle partition, so that it is not also charged to the host call that waited through it.
+ * <p>Queued time is charged to {@link Cause#CONTENTION} ({@link ContentionDetector}) when the state samples say
+ * another process had a context on the device in that sample interval
+ * ({@link io.gitm.trace.StateField#OTHER_PROCESSES}), with certainty {@link ContentionDetector#CERTAINTY_SEEN}; when
+ * the trace's samples do not hold the field (traces without NVML process samples: imported Kineto traces, older
+ * traces), with certainty {@link ContentionDetector#CERTAINTY_UNSEEN}; when they hold it and no other process was
+ * there, not at all (the evidence says how much waited unexplained). Charged queued time is taken out of the
+ * device-idle partition ({@link IdlePartition}), so that it is not also charged to the host call that waited through
+ * it.
  */
 final class Queued {
-  /** How sure a contention hypothesis from queued time is when the samples saw another process. */
-  static final double CERTAINTY_SEEN = 0.9;
-  /** How sure it is when the trace cannot say whether another process was there. */
-  static final double CERTAINTY_UNSEEN = 0.5;
-
   private Queued() {}
 
   /**
@@ -55,6 +49,35 @@ final class Queued {
    */
   record Waits(double[] charged, double chargedNs, long chargedGaps, double unexplained, long unexplainedGaps,
       boolean seen, double[] held, double heldNs, long heldKernels, double heldUnexplained,
+      long heldUnexplainedKernels) {
+
+    /** What waited, what was charged, and why. */
+    Evidence evidence() {
+      String who = seen
+          ? "the state samples saw another process with a context on the device then"
+          : "the trace's state samples do not say whether another process was on the device (no other-process field)";
+      String heldText = heldKernels == 0 ? "" : String.format(Locale.ROOT,
+          ", and %d kernels lasted over twice their median, %.2f ms beyond it (held while another context ran)",
+          heldKernels, heldNs / 1e6);
+      String rest = unexplainedGaps + heldUnexplainedKernels == 0 ? "" : String.format(Locale.ROOT,
+          "; %.2f ms more in %d gaps and %d held kernels while the samples saw no other process (not charged)",
+          (unexplained + heldUnexplained) / 1e6, unexplainedGaps, heldUnexplainedKernels);
+      return new Evidence("queue", String.format(Locale.ROOT,
+          "the job's ready work waited %.2f ms in %d gaps while the device ran none of the job's work (beyond the time"
+              + " a ready operation needs to start)%s: %s%s", chargedNs / 1e6, chargedGaps, heldText, who, rest),
+          Map.ofEntries(Map.entry("queuedNs", chargedNs), Map.entry("gaps", chargedGaps),
+              Map.entry("heldNs", heldNs), Map.entry("heldKernels", heldKernels),
+              Map.entry("unexplainedNs", unexplained), Map.entry("unexplainedGaps", unexplainedGaps),
+              Map.entry("heldUnexplainedNs", heldUnexplained),
+              Map.entry("heldUnexplainedKernels", heldUnexplainedKernels), Map.entry("otherProcessField", seen)));
+    }
+  }
+
+  /** Queued time in gaps: per node, what is contention's, its sum and count, and what waited unexplained. */
+  private record Gaps(double[] charged, double chargedNs, long chargedGaps, double unexplained, long unexplainedGaps) {}
+
+  /** Held time of kernels: per node, what is contention's, its sum and count, and what was held unexplained. */
+  private record Held(double[] held, double heldNs, long heldKernels, double heldUnexplained,
       long heldUnexplainedKernels) {}
 
   /** Kernels of one name and grid. */
@@ -64,13 +87,20 @@ final class Queued {
     }
   }
 
-  /** Measures the queued time of every gap in the job's device activity. */
+  /** Measures the queued time of every gap in the job's device activity, and the held time of its kernels. */
   static Waits measure(Input in) {
-    List<Graph.Node> nodes = in.graph().nodes();
-    Host h = in.host();
-    double allowance = Attribution.LAUNCH_GAP_LATENCIES * Math.max(1_000, in.hw().launchLatencyNs());
-    Map<Integer, Conditions.Tenants> tenants = h.tenants;
+    double allowance = Thresholds.launchGap(in.hw().launchLatencyNs());
+    Map<Integer, Conditions.Tenants> tenants = in.host().tenants;
     boolean seen = !tenants.isEmpty();
+    Gaps g = gaps(in, allowance, tenants, seen);
+    Held h = held(in, allowance, tenants, seen);
+    return new Waits(g.charged(), g.chargedNs(), g.chargedGaps(), g.unexplained(), g.unexplainedGaps(), seen,
+        h.held(), h.heldNs(), h.heldKernels(), h.heldUnexplained(), h.heldUnexplainedKernels());
+  }
+
+  private static Gaps gaps(Input in, double allowance, Map<Integer, Conditions.Tenants> tenants, boolean seen) {
+    List<Graph.Node> nodes = in.graph().nodes();
+    HostCalls h = in.host();
     double[] charged = new double[nodes.size()];
     long[] streamKey = new long[8];
     long[] streamEnd = new long[8];
@@ -122,12 +152,17 @@ final class Queued {
         unexplainedGaps++;
       }
     }
+    return new Gaps(charged, chargedNs, chargedGaps, unexplained, unexplainedGaps);
+  }
+
+  private static Held held(Input in, double allowance, Map<Integer, Conditions.Tenants> tenants, boolean seen) {
+    List<Graph.Node> nodes = in.graph().nodes();
     double[] held = new double[nodes.size()];
     double heldNs = 0;
     long heldKernels = 0;
     double heldUnexplained = 0;
     long heldUnexplainedKernels = 0;
-    Map<Launch, Double> medians = seen ? Attribution.medians(nodes, n -> true, Launch::of) : Map.of();
+    Map<Launch, Double> medians = seen ? in.kernelMedians(n -> true, Launch::of) : Map.of();
     for (int i = 0; seen && i < nodes.size(); i++) {
       Graph.Node n = nodes.get(i);
       if (n.kind() != Graph.Kind.KERNEL) {
@@ -148,12 +183,11 @@ final class Queued {
         heldUnexplainedKernels++;
       }
     }
-    return new Waits(charged, chargedNs, chargedGaps, unexplained, unexplainedGaps, seen, held, heldNs, heldKernels,
-        heldUnexplained, heldUnexplainedKernels);
+    return new Held(held, heldNs, heldKernels, heldUnexplained, heldUnexplainedKernels);
   }
 
   /** The host call that issued an operation launched at {@code launchNs}: its end, or MIN_VALUE when not traced. */
-  private static long issuedAt(Host h, long launchNs) {
+  private static long issuedAt(HostCalls h, long launchNs) {
     int k = Arrays.binarySearch(h.start, 0, h.calls, launchNs);
     if (k < 0) {
       return Long.MIN_VALUE;
@@ -166,49 +200,5 @@ final class Queued {
       end = Math.min(end, h.end[++k]);
     }
     return end;
-  }
-
-  /** Adds the charged queued time to contention, with its evidence. */
-  static void charge(Input in, Waits w, Map<Cause, Lost> out) {
-    List<Graph.Node> nodes = in.graph().nodes();
-    if (w.chargedGaps() == 0 && w.heldKernels() == 0) {
-      if (w.unexplainedGaps() + w.heldUnexplainedKernels() > 0 && out.get(Cause.CONTENTION) != null) {
-        out.get(Cause.CONTENTION).evidence.add(note(w));
-      }
-      return;
-    }
-    Lost c = out.computeIfAbsent(Cause.CONTENTION, k -> new Lost());
-    boolean fresh = c.events == 0;
-    for (int i = 0; i < nodes.size(); i++) {
-      if (w.charged()[i] > 0) {
-        c.add(in, nodes.get(i).startNs(), w.charged()[i]);
-      }
-      if (w.held()[i] > 0) {
-        c.add(in, nodes.get(i).startNs(), w.held()[i]);
-      }
-    }
-    double certainty = w.seen() ? CERTAINTY_SEEN : CERTAINTY_UNSEEN;
-    c.certainty = fresh ? certainty : Math.max(c.certainty, certainty);
-    c.evidence.add(note(w));
-  }
-
-  private static Evidence note(Waits w) {
-    String who = w.seen()
-        ? "the state samples saw another process with a context on the device then"
-        : "the trace's state samples do not say whether another process was on the device (no other-process field)";
-    String held = w.heldKernels() == 0 ? "" : String.format(Locale.ROOT,
-        ", and %d kernels lasted over twice their median, %.2f ms beyond it (held while another context ran)",
-        w.heldKernels(), w.heldNs() / 1e6);
-    String rest = w.unexplainedGaps() + w.heldUnexplainedKernels() == 0 ? "" : String.format(Locale.ROOT,
-        "; %.2f ms more in %d gaps and %d held kernels while the samples saw no other process (not charged)",
-        (w.unexplained() + w.heldUnexplained()) / 1e6, w.unexplainedGaps(), w.heldUnexplainedKernels());
-    return new Evidence("queue", String.format(Locale.ROOT,
-        "the job's ready work waited %.2f ms in %d gaps while the device ran none of the job's work (beyond the time a"
-            + " ready operation needs to start)%s: %s%s", w.chargedNs() / 1e6, w.chargedGaps(), held, who, rest),
-        Map.ofEntries(Map.entry("queuedNs", w.chargedNs()), Map.entry("gaps", w.chargedGaps()),
-            Map.entry("heldNs", w.heldNs()), Map.entry("heldKernels", w.heldKernels()),
-            Map.entry("unexplainedNs", w.unexplained()), Map.entry("unexplainedGaps", w.unexplainedGaps()),
-            Map.entry("heldUnexplainedNs", w.heldUnexplained()),
-            Map.entry("heldUnexplainedKernels", w.heldUnexplainedKernels()), Map.entry("otherProcessField", w.seen())));
   }
 }

@@ -28,16 +28,16 @@ import org.junit.jupiter.api.Test;
 class AttributionTest {
   @Test
   void clockReasonBitsNameTheirCausesAndTheSharedSlowdownBitOnlyAlone() {
-    assertThat(Attribution.clockCauses(0x20)).containsExactly(Cause.THERMAL_THROTTLING);
-    assertThat(Attribution.clockCauses(0x40 | 0x8)).containsExactly(Cause.THERMAL_THROTTLING);
-    assertThat(Attribution.clockCauses(0x80 | 0x8)).containsExactly(Cause.POWER_BRAKE);
-    assertThat(Attribution.clockCauses(0x8)).containsExactly(Cause.POWER_BRAKE);
-    assertThat(Attribution.clockCauses(0x4)).containsExactly(Cause.POWER_THROTTLING);
-    assertThat(Attribution.clockCauses(0x2)).containsExactly(Cause.CLOCK_DROP);
-    assertThat(Attribution.clockCauses(0x80 | 0x8 | 0x20)).containsExactly(Cause.POWER_BRAKE,
+    assertThat(Input.Clock.causes(0x20)).containsExactly(Cause.THERMAL_THROTTLING);
+    assertThat(Input.Clock.causes(0x40 | 0x8)).containsExactly(Cause.THERMAL_THROTTLING);
+    assertThat(Input.Clock.causes(0x80 | 0x8)).containsExactly(Cause.POWER_BRAKE);
+    assertThat(Input.Clock.causes(0x8)).containsExactly(Cause.POWER_BRAKE);
+    assertThat(Input.Clock.causes(0x4)).containsExactly(Cause.POWER_THROTTLING);
+    assertThat(Input.Clock.causes(0x2)).containsExactly(Cause.CLOCK_DROP);
+    assertThat(Input.Clock.causes(0x80 | 0x8 | 0x20)).containsExactly(Cause.POWER_BRAKE,
         Cause.THERMAL_THROTTLING);
-    assertThat(Attribution.clockCauses(0x1)).isEmpty();
-    assertThat(Attribution.clockCauses(0x10 | 0x100)).isEmpty();
+    assertThat(Input.Clock.causes(0x1)).isEmpty();
+    assertThat(Input.Clock.causes(0x10 | 0x100)).isEmpty();
   }
 
   /** Twenty 1 ms compute-bound kernels back to back, a sample before each at {@code clock} MHz and reason bits. */

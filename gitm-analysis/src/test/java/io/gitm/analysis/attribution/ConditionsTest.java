@@ -14,6 +14,7 @@ import io.gitm.planner.Planner;
 import io.gitm.trace.Precision;
 import io.gitm.trace.TraceRecord;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
@@ -63,11 +64,8 @@ class ConditionsTest {
     List<TraceRecord> t = throttledAtRandom();
     Graph g = Planner.predict(t, HW);
     Monitor.Result m = Monitor.check(g, t, HW.launchLatencyNs());
-    long from = g.nodes().stream().mapToLong(n -> Math.min(n.launchNs(), n.startNs())).min().orElseThrow();
-    long to = g.nodes().stream().mapToLong(Graph.Node::endNs).max().orElseThrow();
-    Attribution.Input in = new Attribution.Input(t, g, m, HW, from, to, Attribution.Host.of(t), g.launchOrder());
-    Attribution.Clock clock = Attribution.Clock.of(in);
-    Conditions.Estimate e = Conditions.estimates(in, clock, EnumSet.of(Cause.CLOCK_DROP), 300).stream()
+    Input in = Input.of(t, g, m, HW);
+    Conditions.Estimate e = Conditions.estimates(in, EnumSet.of(Cause.CLOCK_DROP), 300).stream()
         .filter(x -> x.condition() == Conditions.Condition.THROTTLED).findFirst().orElseThrow();
     assertThat(e.sampledFrom()).isEqualTo(600);
     // a random sample of about 300 of the 600 kernels, not every other one
@@ -75,7 +73,7 @@ class ConditionsTest {
     assertThat(Math.exp(e.effect().ate())).isBetween(1.6, 1.73);
     assertThat(Conditions.evidence(e, 1).summary()).contains("(a seeded sample of the trace's 600)");
     // the same call again takes the same sample
-    assertThat(Conditions.estimates(in, clock, EnumSet.of(Cause.CLOCK_DROP), 300).stream()
+    assertThat(Conditions.estimates(in, EnumSet.of(Cause.CLOCK_DROP), 300).stream()
         .filter(x -> x.condition() == Conditions.Condition.THROTTLED).findFirst().orElseThrow().effect())
         .isEqualTo(e.effect());
   }
@@ -110,7 +108,7 @@ class ConditionsTest {
     List<TraceRecord> t = new ArrayList<>();
     SplittableRandom rnd = new SplittableRandom(9);
     int[] left = new int[60];
-    java.util.Arrays.fill(left, 10);
+    Arrays.fill(left, 10);
     boolean[] launched = new boolean[60];
     long at = 0;
     for (int i = 0; i < 600; i++) {

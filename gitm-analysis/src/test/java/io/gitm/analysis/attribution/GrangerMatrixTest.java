@@ -21,9 +21,9 @@ import org.junit.jupiter.api.Test;
 /** The Granger matrix of telemetry × residual series on hand-made traces, as evidence on the hypotheses. */
 class GrangerMatrixTest {
   /**
-   * 400 intervals of 1 ms, a sample at each start and a kernel of about 0.9 ms in each; in about a third of them a plain
-   * allocation at the interval's end holds the host, and the next kernel starts {@code delayNs} late: allocator time
-   * in interval i leads device idle in interval i + 1.
+   * 400 intervals of 1 ms, a sample at each start and a kernel of about 0.9 ms in each; in about a third of them a
+   * plain allocation at the interval's end holds the host, and the next kernel starts {@code delayNs} late: allocator
+   * time in interval i leads device idle in interval i + 1.
    */
   private static List<TraceRecord> allocationsBeforeLateKernels(long delayNs) {
     List<TraceRecord> t = new ArrayList<>();

@@ -14,6 +14,7 @@ import io.gitm.trace.StateSample;
 import io.gitm.trace.TraceMeta;
 import io.gitm.trace.TraceRecord;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
@@ -35,10 +36,8 @@ class NeighbourConditionTest {
   private static Conditions.Estimate neighbour(List<TraceRecord> t) {
     Graph g = Planner.predict(t, HW);
     Monitor.Result m = Monitor.check(g, t, HW.launchLatencyNs());
-    long from = g.nodes().stream().mapToLong(n -> Math.min(n.launchNs(), n.startNs())).min().orElseThrow();
-    long to = g.nodes().stream().mapToLong(Graph.Node::endNs).max().orElseThrow();
-    Attribution.Input in = new Attribution.Input(t, g, m, HW, from, to, Attribution.Host.of(t), g.launchOrder());
-    return Conditions.estimates(in, Attribution.Clock.of(in), EnumSet.of(Cause.CONTENTION)).stream()
+    Input in = Input.of(t, g, m, HW);
+    return Conditions.estimates(in, EnumSet.of(Cause.CONTENTION)).stream()
         .filter(x -> x.condition() == Conditions.Condition.NEIGHBOUR).findFirst().orElseThrow();
   }
 
@@ -119,7 +118,7 @@ class NeighbourConditionTest {
     List<TraceRecord> t = new ArrayList<>();
     for (TraceRecord r : SyntheticJob.run("noisy-neighbour@40ms:sms=66:duration=40ms", 1, 200, 20e9, meta)) {
       if (r instanceof StateSample s) {
-        Map<StateField, Double> old = new java.util.EnumMap<>(s.present());
+        Map<StateField, Double> old = new EnumMap<>(s.present());
         old.remove(StateField.OTHER_PROCESSES);
         old.remove(StateField.OTHER_SM_UTILIZATION);
         r = StateSample.of(s.device(), s.timeNs(), old);

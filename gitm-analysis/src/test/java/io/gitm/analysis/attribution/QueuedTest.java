@@ -11,7 +11,6 @@ import io.gitm.trace.StateSample;
 import io.gitm.trace.TraceMeta;
 import io.gitm.trace.TraceRecord;
 import io.gitm.tracer.TraceReader;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
