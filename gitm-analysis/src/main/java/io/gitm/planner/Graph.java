@@ -43,7 +43,9 @@ public record Graph(List<Node> nodes, int modelNodes, List<int[]> concurrentPair
   public enum Basis {
     /** The roofline over the kernel's declared work at the calibrated ceilings. */
     MODEL("declared work / roofline", true),
-    /** A copy's bytes at the calibrated link rate for its direction and host memory (a memset's at memory bandwidth). */
+    /**
+     * A copy's bytes at the calibrated link rate for its direction and host memory (a memset's at memory bandwidth).
+     */
     COPY_MODEL("copy model at the calibrated link rate", true),
     /** No declared work: the kernel's own history (executions of the same name). */
     EMPIRICAL("empirical, from its own history", false),

@@ -591,7 +591,9 @@ public final class Planner {
       this.values = values;
     }
 
-    /** Indexes {@code corr}'s positions; with {@code firstWins} a repeated id keeps its first position, else its last. */
+    /**
+     * Indexes {@code corr}'s positions; with {@code firstWins} a repeated id keeps its first position, else its last.
+     */
     static CorrIndex of(Longs corr, boolean firstWins) {
       int n = corr.size();
       long min = Long.MAX_VALUE;

@@ -131,8 +131,8 @@ public final class BenchCommand implements ExtraCommand {
     String text = o.toString();
     int brace = text.lastIndexOf("\n{");
     if (code != 0 || brace < 0 && !text.startsWith("{")) {
-      md.append(String.format(Locale.ROOT, "| %s | – | – | – | – | failed (exit %d): %s | – | – |%n", n, code,
-          firstLine(e.toString())));
+      md.append(String.format(Locale.ROOT, "| %s | – | – | – | – | failed (exit %d): %s | – | – |%n",
+          n, code, firstLine(e.toString())));
       return false;
     }
     JsonNode doc = JSON.readTree(text.substring(brace < 0 ? 0 : brace + 1));

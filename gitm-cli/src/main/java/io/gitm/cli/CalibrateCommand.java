@@ -26,11 +26,13 @@ final class CalibrateCommand implements Callable<Integer> {
   StoreOptions storeOptions = new StoreOptions();
 
   @Option(names = {"-o", "--output"}, paramLabel = "FILE",
-      description = "Where to write the spec (default: the store's hardware/ folder, keyed by device name, UUID and driver).")
+      description = "Where to write the spec (default: the store's hardware/ folder, keyed by device name, UUID and"
+          + " driver).")
   Path output;
 
-  @Option(names = "--quick", description = "Mid sizes and fewer repeats: a few seconds instead of about ten, within a few"
-      + " percent of the full figures on a datacenter GPU.")
+  @Option(names = "--quick",
+      description = "Mid sizes and fewer repeats: a few seconds instead of about ten, within a few percent of the"
+          + " full figures on a datacenter GPU.")
   boolean quick;
 
   @Option(names = "--json", description = "Print the calibration as JSON.")
@@ -69,8 +71,10 @@ final class CalibrateCommand implements Callable<Integer> {
         out.printf("device          %s [%s]%n", s.deviceName(), info.kind().label());
         out.printf("memory copy     %.0f GB/s%n", s.memoryBandwidth() / 1e9);
         s.flops().forEach((p, f) -> out.printf("GEMM %-10s %.1f TFLOP/s%n", p, f / 1e12));
-        out.printf("H2D pinned      %.1f GB/s   pageable %.1f GB/s%n", s.hostToDevicePinned() / 1e9, s.hostToDevicePageable() / 1e9);
-        out.printf("D2H pinned      %.1f GB/s   pageable %.1f GB/s%n", s.deviceToHostPinned() / 1e9, s.deviceToHostPageable() / 1e9);
+        out.printf("H2D pinned      %.1f GB/s   pageable %.1f GB/s%n", s.hostToDevicePinned() / 1e9,
+            s.hostToDevicePageable() / 1e9);
+        out.printf("D2H pinned      %.1f GB/s   pageable %.1f GB/s%n", s.deviceToHostPinned() / 1e9,
+            s.deviceToHostPageable() / 1e9);
         out.printf("launch latency  %.2f µs%n", s.launchLatencyNs() / 1e3);
         out.printf("event resolution %.2f µs%n", s.eventResolutionNs() / 1e3);
         if (info.kind() == io.gitm.trace.DeviceKind.SIMULATED) {

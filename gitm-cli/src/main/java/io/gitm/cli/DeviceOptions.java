@@ -87,7 +87,8 @@ final class DeviceOptions {
       if (c.provider().kind().equals(Devices.SIMULATED)) {
         throw new CommandLine.ParameterException(cl, Main.oneLine(e.getMessage()));
       }
-      throw new CliFailure("cannot open " + c.provider().kind() + " device " + ordinal + ": " + Main.oneLine(e.getMessage()), e);
+      throw new CliFailure("cannot open " + c.provider().kind() + " device " + ordinal + ": "
+          + Main.oneLine(e.getMessage()), e);
     }
   }
 }

@@ -74,7 +74,8 @@ final class DoctorCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       auto = "none";
       blocking = true;
-      checks.add(new DiagnosticCheck("device (auto)", Status.MISSING, e.getMessage(), "install the NVIDIA driver, or keep gitm-sim on the class path"));
+      checks.add(new DiagnosticCheck("device (auto)", Status.MISSING, e.getMessage(),
+          "install the NVIDIA driver, or keep gitm-sim on the class path"));
     }
 
     PrintWriter out = spec.commandLine().getOut();
@@ -87,7 +88,8 @@ final class DoctorCommand implements Callable<Integer> {
     } else {
       printTable(out, checks);
       out.println();
-      out.println(blocking ? "gitm cannot run here: fix the checks marked above." : "gitm can run here (device: " + auto + ").");
+      out.println(blocking ? "gitm cannot run here: fix the checks marked above."
+          : "gitm can run here (device: " + auto + ").");
     }
     return blocking ? Main.FAILURE : Main.OK;
   }
@@ -95,7 +97,8 @@ final class DoctorCommand implements Callable<Integer> {
   /** What {@code gitm run --cmd} needs: process groups, {@code setsid}, {@code taskset}, the injection library. */
   static DiagnosticCheck blackBoxCheck() {
     if (!io.gitm.os.ProcessGroups.supported()) {
-      return new DiagnosticCheck("black-box jobs", Status.UNSUPPORTED, io.gitm.os.ProcessGroups.unsupportedReason(), "");
+      return new DiagnosticCheck(
+          "black-box jobs", Status.UNSUPPORTED, io.gitm.os.ProcessGroups.unsupportedReason(), "");
     }
     boolean setsid = onPath("setsid");
     boolean taskset = onPath("taskset");
@@ -120,9 +123,11 @@ final class DoctorCommand implements Callable<Integer> {
 
   static DiagnosticCheck javaCheck() {
     int feature = Runtime.version().feature();
-    String detail = Runtime.version() + " (" + System.getProperty("java.vendor", "?") + ", " + System.getProperty("java.home") + ")";
+    String detail = Runtime.version() + " (" + System.getProperty("java.vendor", "?") + ", "
+        + System.getProperty("java.home") + ")";
     return feature >= 25 ? DiagnosticCheck.ok("java", detail)
-        : new DiagnosticCheck("java", Status.MISSING, detail, "install a Java 25 JDK (e.g. Temurin 25) and set JAVA_HOME");
+        : new DiagnosticCheck("java", Status.MISSING, detail,
+            "install a Java 25 JDK (e.g. Temurin 25) and set JAVA_HOME");
   }
 
   static DiagnosticCheck scratchCheck(Path root, boolean fromEnv) {
@@ -134,7 +139,8 @@ final class DoctorCommand implements Callable<Integer> {
       long free = Files.getFileStore(store.root()).getUsableSpace();
       String detail = where + ", writable, " + human(free) + " free";
       if (free < MIN_FREE_BYTES) {
-        return new DiagnosticCheck("scratch folder", Status.MISSING, detail, "free at least 1 GiB there, or point GITM_SCRATCH elsewhere");
+        return new DiagnosticCheck("scratch folder", Status.MISSING, detail,
+            "free at least 1 GiB there, or point GITM_SCRATCH elsewhere");
       }
       return DiagnosticCheck.ok("scratch folder", detail);
     } catch (IOException | RuntimeException e) {
@@ -151,10 +157,12 @@ final class DoctorCommand implements Callable<Integer> {
         return DiagnosticCheck.ok("store contents", "every file is part of gitm's layout and readable");
       }
       String list = findings.stream().limit(5)
-          .map(f -> f.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + ": " + f.path() + " (" + f.detail() + ")")
+          .map(f -> f.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + ": " + f.path()
+              + " (" + f.detail() + ")")
           .collect(java.util.stream.Collectors.joining("; "));
       return new DiagnosticCheck("store contents", Status.WARNING, findings.size() + " finding(s): " + list
-          + (findings.size() > 5 ? "; …" : ""), "gitm leaves these alone; move or delete them yourself if they are not needed");
+          + (findings.size() > 5 ? "; …" : ""),
+          "gitm leaves these alone; move or delete them yourself if they are not needed");
     } catch (IOException e) {
       return new DiagnosticCheck("store contents", Status.FAILED, Main.oneLine(e.toString()), "");
     }
@@ -167,7 +175,8 @@ final class DoctorCommand implements Callable<Integer> {
     try {
       S3Root.parse(value);
     } catch (IllegalArgumentException e) {
-      return new DiagnosticCheck("GITM_S3_ROOT", Status.FAILED, e.getMessage(), "set it to s3://bucket/prefix or unset it");
+      return new DiagnosticCheck("GITM_S3_ROOT", Status.FAILED, e.getMessage(),
+          "set it to s3://bucket/prefix or unset it");
     }
     Map<String, String> env = new LinkedHashMap<>();
     env.put("GITM_S3_ROOT", value);

@@ -10,8 +10,11 @@ import picocli.CommandLine.Command;
  * standard error).
  */
 @Command(name = "gitm", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
-    description = "A runtime-layer optimizer for GPU jobs: profile, attribute, intervene behind rollback gates, report.",
-    subcommands = {RunCommand.class, AgentCommand.class, AnalyzeCommand.class, PlanCommand.class, LeversCommand.class, DoctorCommand.class, CalibrateCommand.class, SyncCommand.class, VersionCommand.class, TraceCommand.class, CommandLine.HelpCommand.class},
+    description = "A runtime-layer optimizer for GPU jobs: profile, attribute, intervene behind rollback gates,"
+        + " report.",
+    subcommands = {RunCommand.class, AgentCommand.class, AnalyzeCommand.class, PlanCommand.class, LeversCommand.class,
+        DoctorCommand.class, CalibrateCommand.class, SyncCommand.class, VersionCommand.class, TraceCommand.class,
+        CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:success", "1:the job or gitm failed", "2:bad usage (invalid option or argument)"})
 public final class Main implements Runnable {
@@ -25,7 +28,8 @@ public final class Main implements Runnable {
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "a command is required (run, doctor, version, …): see 'gitm --help'");
+    throw new CommandLine.ParameterException(spec.commandLine(),
+        "a command is required (run, doctor, version, …): see 'gitm --help'");
   }
 
   /**

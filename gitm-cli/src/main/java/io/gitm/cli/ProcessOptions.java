@@ -26,7 +26,8 @@ final class ProcessOptions {
   String metric;
 
   @Option(names = "--metric-regex", paramLabel = "REGEX",
-      description = "Read the metric from the job's stdout (else stderr): the last match; its first group is the number.")
+      description = "Read the metric from the job's stdout (else stderr): the last match; its first group is the"
+          + " number.")
   String metricRegex;
 
   @Option(names = "--metric-file", paramLabel = "PATH",
@@ -149,7 +150,8 @@ final class ProcessOptions {
     }
     Matcher mm = DURATION.matcher(text.strip());
     if (!mm.matches()) {
-      throw new CommandLine.ParameterException(cl, "--timeout '" + text + "' is not a duration: use e.g. 90s, 5m, 500ms");
+      throw new CommandLine.ParameterException(cl,
+          "--timeout '" + text + "' is not a duration: use e.g. 90s, 5m, 500ms");
     }
     double v = Double.parseDouble(mm.group(1));
     double ms = v * switch (mm.group(2)) {

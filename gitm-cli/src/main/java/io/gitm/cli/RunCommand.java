@@ -44,7 +44,8 @@ final class RunCommand implements Callable<Integer> {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
-  @Option(names = "--workload", paramLabel = "NAME", description = "A built-in managed workload: ${sys:gitm.workloads:-hft-lob}.")
+  @Option(names = "--workload", paramLabel = "NAME",
+      description = "A built-in managed workload: ${sys:gitm.workloads:-hft-lob}.")
   String workload;
 
   @Option(names = "--budget", paramLabel = "DURATION", converter = Converters.BudgetConverter.class,
@@ -78,8 +79,8 @@ final class RunCommand implements Callable<Integer> {
   boolean json;
 
   @Option(names = "--resume", paramLabel = "RUN",
-      description = "Continue an interrupted run (a run id or folder): completed trials are kept, the anchor is re-applied"
-          + " first, and the budget left is what the run had not used.")
+      description = "Continue an interrupted run (a run id or folder): completed trials are kept, the anchor is"
+          + " re-applied first, and the budget left is what the run had not used.")
   String resume;
 
   @Option(names = "--allow-device-settings",

@@ -8,7 +8,8 @@ import picocli.CommandLine.Option;
 
 /** Where gitm keeps its data: {@code --scratch}, else {@code $GITM_SCRATCH}, else {@code ~/.cache/gitm}. */
 final class StoreOptions {
-  @Option(names = "--scratch", paramLabel = "DIR", description = "gitm's data folder (default: $GITM_SCRATCH, else ~/.cache/gitm).")
+  @Option(names = "--scratch", paramLabel = "DIR",
+      description = "gitm's data folder (default: $GITM_SCRATCH, else ~/.cache/gitm).")
   String scratch;
 
   /** The store's folder; a blank {@code --scratch} or {@code GITM_SCRATCH} is bad usage, never the current folder. */

@@ -31,7 +31,8 @@ final class SyncCommand implements Callable<Integer> {
   @CommandLine.Mixin
   StoreOptions storeOptions = new StoreOptions();
 
-  @Option(names = "--s3-root", paramLabel = "s3://BUCKET/PREFIX", description = "Where to sync (default: $GITM_S3_ROOT).")
+  @Option(names = "--s3-root", paramLabel = "s3://BUCKET/PREFIX",
+      description = "Where to sync (default: $GITM_S3_ROOT).")
   String root;
 
   @Option(names = "--endpoint", paramLabel = "URL",
@@ -72,7 +73,8 @@ final class SyncCommand implements Callable<Integer> {
       S3Sync.Listener print = json ? S3Sync.Listener.none() : e -> print(out, e);
       s = runId == null ? sync.sync(store, print) : sync.pushRun(store, runId, print);
     } catch (IOException | RuntimeException e) {
-      throw new CliFailure("sync to " + settings.root() + " stopped: " + Main.oneLine(String.valueOf(e.getMessage())), e);
+      throw new CliFailure(
+          "sync to " + settings.root() + " stopped: " + Main.oneLine(String.valueOf(e.getMessage())), e);
     } catch (LinkageError e) {
       throw new CliFailure("this build of gitm carries no S3 client (" + e + ")", e);
     }

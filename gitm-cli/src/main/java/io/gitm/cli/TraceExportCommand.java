@@ -36,7 +36,8 @@ final class TraceExportCommand implements Callable<Integer> {
     }
     TraceFiles.requireInput(cl, input);
     Path out = output != null ? output
-        : input.resolveSibling(TraceFiles.stripExtensions(input.getFileName().toString(), ".gtrace") + ".perfetto.json");
+        : input.resolveSibling(
+            TraceFiles.stripExtensions(input.getFileName().toString(), ".gtrace") + ".perfetto.json");
     TraceFiles.requireOutput(cl, input, out);
     PerfettoExporter.Result r;
     try {

@@ -38,8 +38,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The attribution scored on hft-lob in a well-tuned configuration on the simulated device, CI-sized (the full
  * scoring is {@code io.gitm.bench.AttributionScoring}, results in {@code docs/attribution.md}): every fault of the
  * catalogue with its default parameters from the start, three seeds each; a run whose slowdown against the same seed
- * without the fault is under 2% is inert for hft-lob and must only not name a wrong device cause. af2 and kitti, each in
- * the well-tuned configuration it honours (no copy-compute overlap: pinned buffers, a pool, asynchronous copies on a
+ * without the fault is under 2% is inert for hft-lob and must only not name a wrong device cause. af2 and kitti, each
+ * in the well-tuned configuration it honours (no copy-compute overlap: pinned buffers, a pool, asynchronous copies on a
  * second stream), are scored the same way on one seed per fault at the simulated sizes. The analysis sees the trace
  * only, never the device's ground truth.
  */

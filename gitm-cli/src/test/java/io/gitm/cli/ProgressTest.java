@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 
 class ProgressTest {
   static Verdict kept(double gain) {
-    return new Verdict(Verdict.Outcome.KEPT, "better", Verdict.Arm.NONE, new double[] {1}, new double[] {gain}, 1, gain, gain,
-        gain, gain * 0.98, gain * 1.02, 0.0078, 0, 16, 5_000_000_000L);
+    return new Verdict(Verdict.Outcome.KEPT, "better", Verdict.Arm.NONE, new double[] {1}, new double[] {gain}, 1,
+        gain, gain, gain, gain * 0.98, gain * 1.02, 0.0078, 0, 16, 5_000_000_000L);
   }
 
   @Test

@@ -46,7 +46,8 @@ class RunEndToEndTest {
     assertThat(trials).isNotEmpty();
     List<String> keptByGate = new ArrayList<>();
     for (JsonNode t : trials) {
-      if (t.get("verdict").get("outcome").asString().equals("KEPT") && !t.get("kind").asString().equals("CONFIRMATION")) {
+      if (t.get("verdict").get("outcome").asString().equals("KEPT")
+          && !t.get("kind").asString().equals("CONFIRMATION")) {
         t.get("levers").forEach(l -> keptByGate.add(l.asString()));
       }
     }
@@ -74,7 +75,8 @@ class RunEndToEndTest {
     }
     if (!kept.isEmpty()) {
       assertThat(report.get("claims")).isNotEmpty();
-      assertThat(report.get("charts").get("after").isNull()).as("the final setup's timeline is in the report").isFalse();
+      assertThat(report.get("charts").get("after").isNull()).as("the final setup's timeline is in the report")
+          .isFalse();
       assertThat(report.get("charts").get("after").get("streams")).isNotEmpty();
     }
   }

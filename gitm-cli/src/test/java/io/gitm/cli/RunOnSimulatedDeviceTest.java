@@ -33,7 +33,8 @@ class RunOnSimulatedDeviceTest {
 
     Path run = Path.of(doc.get("folder").asString());
     assertThat(run).startsWith(scratch);
-    for (String f : List.of("run.json", "journal.jsonl", "trace.gtrace", "baseline.json", "report.md", "ground-truth.json")) {
+    for (String f : List.of("run.json", "journal.jsonl", "trace.gtrace", "baseline.json", "report.md",
+        "ground-truth.json")) {
       assertThat(run.resolve(f)).isRegularFile();
     }
     assertThat(Files.readString(run.resolve("report.md"))).contains("Simulated device");
@@ -81,7 +82,8 @@ class RunOnSimulatedDeviceTest {
     Path foreign = Files.writeString(scratch.resolve("notes.txt"), "mine");
     Path leftover = Files.writeString(scratch.resolve("runs").resolve(".x.json.1.tmp"), "half");
     CliResult r = CliResult.run("doctor", "--scratch", scratch.toString());
-    assertThat(r.out()).contains("store contents").contains("2 finding(s)").contains("notes.txt").contains(".x.json.1.tmp");
+    assertThat(r.out()).contains("store contents").contains("2 finding(s)").contains("notes.txt")
+        .contains(".x.json.1.tmp");
     assertThat(r.code()).as("findings do not stop gitm from running").isZero();
     assertThat(foreign).exists();
     assertThat(leftover).exists();

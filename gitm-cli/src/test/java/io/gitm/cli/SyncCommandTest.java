@@ -165,8 +165,8 @@ class SyncCommandTest {
         false);
 
     assertThat(err.toString()).isEmpty();
-    assertThat(out.toString()).matches("s3       s3://gitm-test/" + prefix + ": 2 uploaded \\(0\\.\\d KiB\\), 0 up to date,"
-        + " 0 downloaded, 0 refused\n");
+    assertThat(out.toString()).matches("s3       s3://gitm-test/" + prefix + ": 2 uploaded \\(0\\.\\d KiB\\), 0 up to"
+        + " date, 0 downloaded, 0 refused\n");
     try (S3Client raw = server.client()) {
       assertThat(raw.getObjectAsBytes(g -> g.bucket(S3MockServer.BUCKET).key(prefix + "/runs/" + run.id()
           + "/report.md")).asUtf8String()).isEqualTo("# report\n");

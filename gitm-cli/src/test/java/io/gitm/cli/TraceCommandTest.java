@@ -226,7 +226,8 @@ class TraceCommandTest {
       Run r = gitm(args);
       assertThat(r.code()).isEqualTo(Main.FAILURE);
       assertThat(r.err()).matches("gitm: error: " + java.util.regex.Pattern.quote(t.toString())
-          + ": truncated or corrupt at byte offset \\d+: a block header is cut short \\(the file ends at byte \\d+\\)\\R");
+          + ": truncated or corrupt at byte offset \\d+: a block header is cut short \\(the file ends at byte"
+          + " \\d+\\)\\R");
     }
     assertThat(dir.resolve("run.perfetto.json")).doesNotExist();
   }

@@ -118,7 +118,8 @@ final class Fmt {
   static String datum(Object o) {
     return switch (o) {
       case Double d -> num(d);
-      case java.util.List<?> l -> l.stream().map(Fmt::datum).collect(java.util.stream.Collectors.joining(", ", "[", "]"));
+      case java.util.List<?> l ->
+          l.stream().map(Fmt::datum).collect(java.util.stream.Collectors.joining(", ", "[", "]"));
       default -> String.valueOf(o);
     };
   }

@@ -72,7 +72,8 @@ final class Html {
       table.kv th{width:140px}
       .kept{color:var(--kept);font-weight:600} .rolled{color:var(--rolled)}
       .big{font-size:16px;font-weight:700}
-      .claim{border:1px solid var(--line);border-left:4px solid #1d4ed8;border-radius:4px;padding:8px 14px;margin:10px 0}
+      .claim{border:1px solid var(--line);border-left:4px solid #1d4ed8;\
+      border-radius:4px;padding:8px 14px;margin:10px 0}
       .claim ol{margin:2px 0 6px;padding-left:20px} .claim p{margin:2px 0 6px} .claim h3{margin:4px 0 8px}
       .chain{color:var(--mute);font-size:12px;text-transform:uppercase;letter-spacing:.05em}
       .diagnosis{background:#fef9c3;border:1px solid #fde047;border-radius:6px;padding:8px 12px}
@@ -91,7 +92,8 @@ final class Html {
       svg .obs.under{fill:#d97706}
       svg .note-over{fill:var(--rolled)} svg .note-within{fill:var(--kept)} svg .note-under{fill:#d97706}
       svg .series-line{fill:none;stroke:var(--kernel);stroke-width:1.5} svg .point{fill:var(--kernel)}
-      svg .pred{fill:#fff;stroke:#4b5563;stroke-width:1.5} svg .pred-bar{stroke:#9ca3af;stroke-width:2;stroke-dasharray:3 2}
+      svg .pred{fill:#fff;stroke:#4b5563;stroke-width:1.5} \
+      svg .pred-bar{stroke:#9ca3af;stroke-width:2;stroke-dasharray:3 2}
       svg .ci{stroke-width:2} svg .ci.kept{stroke:var(--kept)} svg .ci.rolled{stroke:var(--rolled)}
       svg .meas.kept{fill:var(--kept)} svg .meas.rolled{fill:var(--rolled)} svg .unmeasured{fill:#6b7280;font-size:16px}
       .sw{display:inline-block;width:12px;height:12px;margin:0 4px 0 10px;vertical-align:-1px;border-radius:2px}
@@ -111,7 +113,8 @@ final class Html {
     StringBuilder h = new StringBuilder(32_768);
     String tags = tags(r);
     h.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n");
-    h.append("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\"/>\n");
+    h.append("<meta http-equiv=\"Content-Security-Policy\""
+        + " content=\"default-src 'none'; style-src 'unsafe-inline'\"/>\n");
     h.append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n");
     h.append("<meta name=\"generator\" content=\"gitm ").append(escape(r.run().gitmVersion())).append("\"/>\n");
     h.append("<title>gitm run ").append(escape(r.run().id()))
@@ -166,7 +169,8 @@ final class Html {
     }
     h.append("<footer>Written by gitm ").append(escape(r.run().gitmVersion())).append(" at ")
         .append(escape(r.run().endedAt().toString())).append(" for a run on ")
-        .append(r.run().device().kind() == DeviceKind.SIMULATED ? "a <strong>SIMULATED</strong> device" : "a real device")
+        .append(r.run().device().kind() == DeviceKind.SIMULATED ? "a <strong>SIMULATED</strong> device"
+            : "a real device")
         .append(r.run().sample() ? "; <strong>SAMPLE</strong> report with invented figures" : "")
         .append(". Schema version ").append(r.schemaVersion())
         .append("; the same data is in <code>report.json</code>.</footer>\n</body>\n</html>\n");
@@ -197,8 +201,9 @@ final class Html {
     h.append("<table class=\"kv\">");
     kv(h, "status", "<span class=\"big\">" + escape(run.status().label()) + "</span>");
     kv(h, "workload", "<code>" + escape(run.workload()) + "</code>");
-    kv(h, "device", escape(run.device().name()) + " (<strong>" + run.device().kind().label() + "</strong>, backend <code>"
-        + escape(run.device().backend()) + "</code>, driver " + escape(run.device().driver()) + ")");
+    kv(h, "device", escape(run.device().name()) + " (<strong>" + run.device().kind().label()
+        + "</strong>, backend <code>" + escape(run.device().backend()) + "</code>, driver "
+        + escape(run.device().driver()) + ")");
     double used = r.phases().stream().mapToDouble(PhaseUse::usedSeconds).sum();
     kv(h, "budget", escape(Fmt.seconds(run.budgetSeconds())) + "; used " + escape(Fmt.seconds(used))
         + (r.budgetOverrunSeconds() > 0 ? ", <strong class=\"rolled\">over by "
@@ -235,13 +240,15 @@ final class Html {
     section(h, "qualification", "Qualification", tags);
     Report.Qualification q = r.qualification();
     if (q == null) {
-      h.append("<p class=\"empty\">The qualification did not run, so whether the target can be met was not judged.</p>\n");
+      h.append("<p class=\"empty\">The qualification did not run, so whether the target can be met was not"
+          + " judged.</p>\n");
       h.append("</section>\n");
       return;
     }
     h.append("<p>Reachable headroom: <strong>").append(escape(Fmt.pctCi(q.headroom()))).append("</strong>. Target ")
         .append(r.run().target() == null ? "" : escape(Fmt.pct(r.run().target())) + " ")
-        .append(q.targetReachable() ? "<strong class=\"kept\">reachable</strong>" : "<strong class=\"rolled\">not reachable</strong>")
+        .append(q.targetReachable() ? "<strong class=\"kept\">reachable</strong>"
+            : "<strong class=\"rolled\">not reachable</strong>")
         .append(".</p>\n");
     if (q.floorDiagnosis() != null) {
       h.append("<p class=\"diagnosis\"><strong>Floor diagnosis:</strong> ").append(escape(q.floorDiagnosis()))
@@ -266,8 +273,8 @@ final class Html {
       return;
     }
     for (Claim c : r.claims()) {
-      h.append("<div class=\"claim\"><h3><code>").append(escape(c.id())).append("</code> ").append(escape(c.statement()))
-          .append("</h3>");
+      h.append("<div class=\"claim\"><h3><code>").append(escape(c.id())).append("</code> ")
+          .append(escape(c.statement())).append("</h3>");
       h.append("<div class=\"chain\">evidence</div><ol>");
       for (EvidenceRef e : c.evidence()) {
         h.append("<li>").append(ref(r, e)).append("</li>");
@@ -297,14 +304,14 @@ final class Html {
     return switch (e.kind()) {
       case VIOLATION -> {
         Violation v = r.violations().stream().filter(x -> x.id().equals(e.ref())).findFirst().orElseThrow();
-        yield "violation <a href=\"#violation-" + escape(anchor(v.id())) + "\"><code>" + escape(v.id()) + "</code></a> ("
-            + escape(v.invariant()) + " on <code>" + escape(v.subject()) + "</code>, " + escape(Fmt.share(v.outsideBy()))
-            + " outside its bound)" + note;
+        yield "violation <a href=\"#violation-" + escape(anchor(v.id())) + "\"><code>" + escape(v.id())
+            + "</code></a> (" + escape(v.invariant()) + " on <code>" + escape(v.subject()) + "</code>, "
+            + escape(Fmt.share(v.outsideBy())) + " outside its bound)" + note;
       }
       case HYPOTHESIS -> {
         Hypothesis x = r.hypotheses().stream().filter(y -> y.id().equals(e.ref())).findFirst().orElseThrow();
-        yield "hypothesis <a href=\"#hypothesis-" + escape(anchor(x.id())) + "\"><code>" + escape(x.id()) + "</code></a> ("
-            + escape(x.label()) + ", effect " + escape(Fmt.pctCi(x.effect())) + ")" + note;
+        yield "hypothesis <a href=\"#hypothesis-" + escape(anchor(x.id())) + "\"><code>" + escape(x.id())
+            + "</code></a> (" + escape(x.label()) + ", effect " + escape(Fmt.pctCi(x.effect())) + ")" + note;
       }
       case TRACE -> "trace slice <code>" + escape(e.ref()) + "</code> from " + escape(Fmt.ns(e.startNs())) + " to "
           + escape(Fmt.ns(e.endNs())) + " (trace clock)" + note;
@@ -335,8 +342,9 @@ final class Html {
         + "<th>p</th><th>verdict</th><th>why</th><th>blocks</th><th>time</th></tr>");
     for (Trial t : r.trials()) {
       boolean kept = t.verdict() == Report.Verdict.KEPT;
-      h.append("<tr id=\"trial-").append(t.index()).append("\"><td class=\"num\">").append(t.index()).append("</td><td>")
-          .append(codes(t.levers())).append("</td><td>").append(escape(t.safetyClass())).append("</td><td class=\"num\">")
+      h.append("<tr id=\"trial-").append(t.index()).append("\"><td class=\"num\">").append(t.index())
+          .append("</td><td>").append(codes(t.levers())).append("</td><td>").append(escape(t.safetyClass()))
+          .append("</td><td class=\"num\">")
           .append(escape(Fmt.pct(t.predictedDelta()) + " ± " + Fmt.share(t.predictedUncertainty())))
           .append("</td><td class=\"num\">")
           .append(t.measuredDelta() == null ? "not measured" : escape(Fmt.pctCi(t.measuredDelta())))
@@ -359,8 +367,9 @@ final class Html {
     for (Hypothesis x : r.hypotheses()) {
       h.append("<tr id=\"hypothesis-").append(escape(anchor(x.id()))).append("\"><td><code>").append(escape(x.id()))
           .append("</code></td><td>").append(escape(x.label())).append(" <code>").append(escape(x.cause()))
-          .append("</code></td><td class=\"num\">").append(escape(Fmt.pctCi(x.effect()))).append("</td><td class=\"num\">")
-          .append(escape(Fmt.p(x.pValue()))).append("</td><td class=\"num\">").append(escape(Fmt.share(x.confidence())))
+          .append("</code></td><td class=\"num\">").append(escape(Fmt.pctCi(x.effect())))
+          .append("</td><td class=\"num\">").append(escape(Fmt.p(x.pValue())))
+          .append("</td><td class=\"num\">").append(escape(Fmt.share(x.confidence())))
           .append("</td><td>");
       if (x.evidence().isEmpty()) {
         h.append("<span class=\"empty\">none</span>");
@@ -395,7 +404,8 @@ final class Html {
       String shown = refs.isEmpty() ? "–" : codes(refs.subList(0, Math.min(8, refs.size())))
           + (refs.size() > 8 ? " and " + (refs.size() - 8) + " more" : "");
       h.append("<tr id=\"violation-").append(escape(anchor(v.id()))).append("\"><td><code>").append(escape(v.id()))
-          .append("</code></td><td>").append(escape(v.invariant())).append("</td><td><code>").append(escape(v.subject()))
+          .append("</code></td><td>").append(escape(v.invariant()))
+          .append("</td><td><code>").append(escape(v.subject()))
           .append("</code></td><td class=\"num\">").append(escape(Fmt.num(v.observed()) + " " + v.unit()))
           .append("</td><td class=\"num\">").append(escape(Fmt.num(v.bound()) + " " + v.unit()))
           .append("</td><td class=\"num\">").append(escape(Fmt.share(v.outsideBy()))).append("</td><td class=\"num\">")
@@ -423,12 +433,12 @@ final class Html {
           .append(escape(Fmt.seconds(p.usedSeconds()))).append("</td><td class=\"num\">")
           .append(over > 0 ? escape(Fmt.seconds(over)) : "–").append("</td></tr>");
     }
-    h.append("<tr><th>total</th><td class=\"num\">").append(escape(Fmt.seconds(planned))).append("</td><td class=\"num\">")
-        .append(escape(Fmt.seconds(used))).append("</td><td class=\"num\">")
+    h.append("<tr><th>total</th><td class=\"num\">").append(escape(Fmt.seconds(planned)))
+        .append("</td><td class=\"num\">").append(escape(Fmt.seconds(used))).append("</td><td class=\"num\">")
         .append(used > planned ? escape(Fmt.seconds(used - planned)) : "–").append("</td></tr></table>\n");
     h.append("<p>").append(r.budgetOverrunSeconds() > 0
-        ? "The run went <strong class=\"rolled\">" + escape(Fmt.seconds(r.budgetOverrunSeconds())) + " over</strong> its budget of "
-            + escape(Fmt.seconds(r.run().budgetSeconds())) + "."
+        ? "The run went <strong class=\"rolled\">" + escape(Fmt.seconds(r.budgetOverrunSeconds()))
+            + " over</strong> its budget of " + escape(Fmt.seconds(r.run().budgetSeconds())) + "."
         : "The run kept within its budget of " + escape(Fmt.seconds(r.run().budgetSeconds()))
             + " (a phase may use time an earlier one left unused).").append("</p>\n</section>\n");
   }

@@ -38,8 +38,8 @@ final class Json {
       if (cause instanceof IllegalArgumentException iae) {
         throw new IllegalArgumentException("not a valid gitm report: " + iae.getMessage(), e);
       }
-      throw new IllegalArgumentException("not a valid gitm report: " + e.getOriginalMessage().lines().findFirst().orElse("")
-          + where(e), e);
+      throw new IllegalArgumentException(
+          "not a valid gitm report: " + e.getOriginalMessage().lines().findFirst().orElse("") + where(e), e);
     }
   }
 

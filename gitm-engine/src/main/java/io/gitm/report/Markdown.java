@@ -182,7 +182,8 @@ final class Markdown {
     s.append("| # | levers | safety | predicted | measured (95% CI) | p | verdict | why | blocks | time |\n");
     s.append("|---:|---|---|---:|---|---:|---|---|---:|---:|\n");
     for (Trial t : r.trials()) {
-      s.append("| ").append(t.index()).append(" | ").append(codes(t.levers())).append(" | ").append(text(t.safetyClass()))
+      s.append("| ").append(t.index()).append(" | ").append(codes(t.levers()))
+          .append(" | ").append(text(t.safetyClass()))
           .append(" | ").append(Fmt.pct(t.predictedDelta())).append(" ± ").append(Fmt.share(t.predictedUncertainty()))
           .append(" | ").append(t.measuredDelta() == null ? "not measured" : Fmt.pctCi(t.measuredDelta()))
           .append(" | ").append(t.pValue() == null ? "–" : Fmt.p(t.pValue()))
@@ -233,7 +234,8 @@ final class Markdown {
     s.append("| id | invariant | subject | observed | bound | outside by | how often | records |\n");
     s.append("|---|---|---|---:|---:|---:|---:|---|\n");
     for (Violation v : r.violations()) {
-      s.append("| ").append(code(v.id())).append(" | ").append(text(v.invariant())).append(" | ").append(code(v.subject()))
+      s.append("| ").append(code(v.id())).append(" | ").append(text(v.invariant()))
+          .append(" | ").append(code(v.subject()))
           .append(" | ").append(Fmt.num(v.observed())).append(" ").append(text(v.unit()))
           .append(" | ").append(Fmt.num(v.bound())).append(" ").append(text(v.unit()))
           .append(" | ").append(Fmt.share(v.outsideBy()))
@@ -266,7 +268,8 @@ final class Markdown {
       used += p.usedSeconds();
       double over = p.usedSeconds() - p.plannedSeconds();
       s.append("| ").append(text(p.name())).append(" | ").append(Fmt.seconds(p.plannedSeconds())).append(" | ")
-          .append(Fmt.seconds(p.usedSeconds())).append(" | ").append(over > 0 ? Fmt.seconds(over) : "–").append(" |\n");
+          .append(Fmt.seconds(p.usedSeconds())).append(" | ")
+          .append(over > 0 ? Fmt.seconds(over) : "–").append(" |\n");
     }
     s.append("| **total** | ").append(Fmt.seconds(planned)).append(" | ").append(Fmt.seconds(used)).append(" | ")
         .append(used > planned ? Fmt.seconds(used - planned) : "–").append(" |\n\n");

@@ -339,7 +339,8 @@ final class Plots {
       svg.rect(xl, mid - 5, Math.max(2, xu - xl), 10, "band", bounds);
       svg.line(xl, mid - 7, xl, mid + 7, "bound");
       svg.line(xu, mid - 7, xu, mid + 7, "bound");
-      String cls = k.observedMeanNs() > k.upperBoundNs() ? "over" : k.observedMeanNs() < k.lowerBoundNs() ? "under" : "within";
+      String cls = k.observedMeanNs() > k.upperBoundNs() ? "over"
+          : k.observedMeanNs() < k.lowerBoundNs() ? "under" : "within";
       String where = switch (cls) {
         case "over" -> k.upperBoundNs() > 0 ? Fmt.f("%.2f× upper bound", k.observedMeanNs() / k.upperBoundNs())
             : "above a zero bound";
@@ -352,7 +353,8 @@ final class Plots {
     }
     StringBuilder h = new StringBuilder(svg.end());
     h.append("<p class=\"legend\"><span class=\"sw band\"></span>predicted bounds (roofline lower bound to upper bound)"
-        + " <span class=\"dot over\"></span>observed mean above the upper bound <span class=\"dot within\"></span>within"
+        + " <span class=\"dot over\"></span>observed mean above the upper bound"
+        + " <span class=\"dot within\"></span>within"
         + " <span class=\"dot under\"></span>below the lower bound (the model or the measurement is off). Kernels are"
         + " ordered by how far their mean lies above the upper bound.");
     if (leftOut > 0) {
@@ -541,8 +543,8 @@ final class Plots {
       double py = y.applyAsDouble(t.predictedDelta());
       svg.line(cx - off, y.applyAsDouble(t.predictedDelta() - t.predictedUncertainty()), cx - off,
           y.applyAsDouble(t.predictedDelta() + t.predictedUncertainty()), "pred-bar");
-      svg.diamond(cx - off, py, 5, "pred", "trial " + t.index() + " (" + levers + "): predicted " + Fmt.pct(t.predictedDelta())
-          + " ± " + Fmt.share(t.predictedUncertainty()));
+      svg.diamond(cx - off, py, 5, "pred", "trial " + t.index() + " (" + levers + "): predicted "
+          + Fmt.pct(t.predictedDelta()) + " ± " + Fmt.share(t.predictedUncertainty()));
       String verdict = t.verdict() == Report.Verdict.KEPT ? "kept" : "rolled";
       if (t.measuredDelta() == null) {
         svg.text(cx + off, y.applyAsDouble(0) + 5, "×", "unmeasured", Anchor.MIDDLE,
@@ -556,7 +558,8 @@ final class Plots {
       svg.line(cx + off - cap, yl, cx + off + cap, yl, "ci " + verdict);
       svg.line(cx + off - cap, yh, cx + off + cap, yh, "ci " + verdict);
       svg.circle(cx + off, y.applyAsDouble(m.value()), 5, "meas " + verdict, "trial " + t.index() + " (" + levers
-          + "): measured " + Fmt.pctCi(m) + ", p " + Fmt.p(t.pValue()) + ", " + t.verdict().label() + ": " + t.reason());
+          + "): measured " + Fmt.pctCi(m) + ", p " + Fmt.p(t.pValue()) + ", " + t.verdict().label() + ": "
+          + t.reason());
     }
     svg.text(left + plotW, top + plotH + 32, "trial, in the order tried", "axis-label", Anchor.END);
     StringBuilder h = new StringBuilder(svg.end());

@@ -82,10 +82,12 @@ public record Report(int schemaVersion, Run run, List<PhaseUse> phases, Baseline
     for (Claim c : claims) {
       for (EvidenceRef e : c.evidence()) {
         if (e.kind() == RefKind.VIOLATION && !violationIds.contains(e.ref())) {
-          throw new IllegalArgumentException("claim " + c.id() + " cites violation '" + e.ref() + "', which the report does not hold");
+          throw new IllegalArgumentException("claim " + c.id() + " cites violation '" + e.ref()
+              + "', which the report does not hold");
         }
         if (e.kind() == RefKind.HYPOTHESIS && !hypothesisIds.contains(e.ref())) {
-          throw new IllegalArgumentException("claim " + c.id() + " cites hypothesis '" + e.ref() + "', which the report does not hold");
+          throw new IllegalArgumentException("claim " + c.id() + " cites hypothesis '" + e.ref()
+              + "', which the report does not hold");
         }
         if (e.kind() == RefKind.GATE && !trialIndexes.contains(gateTrial(e.ref()))) {
           throw new IllegalArgumentException("claim " + c.id() + " cites the gate of '" + e.ref() + "', which the"
@@ -189,7 +191,8 @@ public record Report(int schemaVersion, Run run, List<PhaseUse> phases, Baseline
       Check.text(workload, "run workload");
       Check.present(device, "run device");
       if (!(Double.isFinite(budgetSeconds) && budgetSeconds > 0)) {
-        throw new IllegalArgumentException("run budget is " + budgetSeconds + " s: it must be a positive number of seconds");
+        throw new IllegalArgumentException(
+            "run budget is " + budgetSeconds + " s: it must be a positive number of seconds");
       }
       if (target != null && !(target > 0 && target <= io.gitm.api.Target.MAX)) {
         throw new IllegalArgumentException("run target is " + target + ": it must be more than 0 and at most "
@@ -249,7 +252,8 @@ public record Report(int schemaVersion, Run run, List<PhaseUse> phases, Baseline
       Check.nonNegative(latencyP50Ms, "baseline latency p50");
       Check.nonNegative(latencyP99Ms, "baseline latency p99");
       if (latencyP99Ms < latencyP50Ms) {
-        throw new IllegalArgumentException("baseline latency p99 (" + latencyP99Ms + " ms) is below p50 (" + latencyP50Ms + " ms)");
+        throw new IllegalArgumentException("baseline latency p99 (" + latencyP99Ms + " ms) is below p50 ("
+            + latencyP50Ms + " ms)");
       }
       Check.nonNegative(iterations, "baseline iterations");
     }
@@ -280,7 +284,8 @@ public record Report(int schemaVersion, Run run, List<PhaseUse> phases, Baseline
       Check.finite(low, "estimate's lower bound");
       Check.finite(high, "estimate's upper bound");
       if (!(low <= value && value <= high)) {
-        throw new IllegalArgumentException("estimate " + value + " lies outside its interval [" + low + ", " + high + "]");
+        throw new IllegalArgumentException(
+            "estimate " + value + " lies outside its interval [" + low + ", " + high + "]");
       }
     }
 
@@ -311,13 +316,15 @@ public record Report(int schemaVersion, Run run, List<PhaseUse> phases, Baseline
     public Qualification {
       Map<String, Quantity> copy = new LinkedHashMap<>();
       if (fingerprint != null) {
-        fingerprint.forEach((k, v) -> copy.put(Check.text(k, "fingerprint name"), Check.present(v, "fingerprint " + k)));
+        fingerprint.forEach((k, v) ->
+            copy.put(Check.text(k, "fingerprint name"), Check.present(v, "fingerprint " + k)));
       }
       fingerprint = Collections.unmodifiableMap(copy);
       Check.present(headroom, "qualification headroom");
       Check.optionalText(floorDiagnosis, "floor diagnosis");
       if (!targetReachable && floorDiagnosis == null) {
-        throw new IllegalArgumentException("the target is not reachable but the qualification gives no floor diagnosis");
+        throw new IllegalArgumentException(
+            "the target is not reachable but the qualification gives no floor diagnosis");
       }
     }
   }
@@ -368,7 +375,8 @@ public record Report(int schemaVersion, Run run, List<PhaseUse> phases, Baseline
       Check.text(summary, "evidence summary");
       Map<String, Object> copy = new LinkedHashMap<>();
       if (data != null) {
-        data.forEach((k, v) -> copy.put(Check.text(k, "evidence data name"), plain(v, "evidence data '" + k + "'", true)));
+        data.forEach((k, v) ->
+            copy.put(Check.text(k, "evidence data name"), plain(v, "evidence data '" + k + "'", true)));
       }
       data = Collections.unmodifiableMap(copy);
     }
@@ -461,8 +469,8 @@ public record Report(int schemaVersion, Run run, List<PhaseUse> phases, Baseline
         Check.probability(pValue, "trial " + index + " p-value");
       }
       if ((measuredDelta == null) != (pValue == null)) {
-        throw new IllegalArgumentException("trial " + index + " has " + (pValue == null ? "a measured delta but no p-value"
-            : "a p-value but no measured delta"));
+        throw new IllegalArgumentException("trial " + index + " has "
+            + (pValue == null ? "a measured delta but no p-value" : "a p-value but no measured delta"));
       }
       Check.present(verdict, "trial " + index + " verdict");
       if (verdict == Verdict.KEPT && measuredDelta == null) {
@@ -517,7 +525,8 @@ public record Report(int schemaVersion, Run run, List<PhaseUse> phases, Baseline
           throw new IllegalArgumentException("trace evidence '" + ref + "' ends before it starts");
         }
       } else if (startNs != null || endNs != null) {
-        throw new IllegalArgumentException(kind + " evidence '" + ref + "' takes no time range; cite a TRACE slice for one");
+        throw new IllegalArgumentException(
+            kind + " evidence '" + ref + "' takes no time range; cite a TRACE slice for one");
       }
     }
 
@@ -639,7 +648,8 @@ public record Report(int schemaVersion, Run run, List<PhaseUse> phases, Baseline
     public Span {
       Check.present(name, "span name");
       if (endNs < startNs) {
-        throw new IllegalArgumentException("span '" + name + "' ends (" + endNs + " ns) before it starts (" + startNs + " ns)");
+        throw new IllegalArgumentException("span '" + name + "' ends (" + endNs + " ns) before it starts ("
+            + startNs + " ns)");
       }
       Check.present(kind, "span '" + name + "' kind");
     }
@@ -682,7 +692,8 @@ public record Report(int schemaVersion, Run run, List<PhaseUse> phases, Baseline
       t = Check.list(t, "series " + field + " times");
       v = Check.list(v, "series " + field + " values");
       if (t.size() != v.size()) {
-        throw new IllegalArgumentException("series " + field + " has " + t.size() + " times but " + v.size() + " values");
+        throw new IllegalArgumentException(
+            "series " + field + " has " + t.size() + " times but " + v.size() + " values");
       }
       for (int i = 0; i < t.size(); i++) {
         Check.finite(t.get(i), "series " + field + " time " + i);

@@ -73,7 +73,8 @@ class HtmlReportTest {
       assertThat(text).as(h).contains(h);
     }
     String raw = Reports.html(SampleReports.hostile());
-    assertThat(raw).contains("&lt;script&gt;alert(1)&lt;/script&gt;").contains("&quot;&gt;&lt;img src=x onerror=alert(1)&gt;")
+    assertThat(raw).contains("&lt;script&gt;alert(1)&lt;/script&gt;")
+        .contains("&quot;&gt;&lt;img src=x onerror=alert(1)&gt;")
         .doesNotContainIgnoringCase("<script").doesNotContainIgnoringCase("<img");
   }
 
@@ -84,7 +85,8 @@ class HtmlReportTest {
     assertThat(elements(doc, "script")).isEmpty();
     assertThat(elements(doc, "link")).isEmpty();
     assertThat(html).doesNotContain("src=").doesNotContain("url(").doesNotContain("@import");
-    assertThat(elements(doc, "meta")).anySatisfy(m -> assertThat(m.getAttribute("content")).contains("default-src 'none'"));
+    assertThat(elements(doc, "meta"))
+        .anySatisfy(m -> assertThat(m.getAttribute("content")).contains("default-src 'none'"));
     for (Element a : elements(doc, "a")) {
       assertThat(a.getAttribute("href")).startsWith("#");
     }
@@ -94,7 +96,8 @@ class HtmlReportTest {
   void everySectionHeaderOfASimulatedRunCarriesTheLabel() throws Exception {
     Document doc = dom(Reports.html(SampleReports.hostile()));
     List<Element> h2 = elements(doc, "h2");
-    assertThat(h2).hasSizeGreaterThanOrEqualTo(10).allSatisfy(h -> assertThat(h.getTextContent()).contains("simulated device"));
+    assertThat(h2).hasSizeGreaterThanOrEqualTo(10)
+        .allSatisfy(h -> assertThat(h.getTextContent()).contains("simulated device"));
     assertThat(elements(doc, "h1").getFirst().getTextContent()).contains("simulated device");
     assertThat(elements(doc, "title").getFirst().getTextContent()).contains("SIMULATED");
     assertThat(doc.getDocumentElement().getTextContent()).contains("SIMULATED device: every figure on this page");
@@ -103,8 +106,10 @@ class HtmlReportTest {
   @Test
   void aSampleIsLabeledOnEverySectionHeader() throws Exception {
     Document doc = dom(Reports.html(SampleReports.sample()));
-    assertThat(elements(doc, "h2")).allSatisfy(h -> assertThat(h.getTextContent()).contains("sample: invented figures"));
-    assertThat(doc.getDocumentElement().getTextContent()).contains("SAMPLE report: every figure on this page is invented");
+    assertThat(elements(doc, "h2"))
+        .allSatisfy(h -> assertThat(h.getTextContent()).contains("sample: invented figures"));
+    assertThat(doc.getDocumentElement().getTextContent())
+        .contains("SAMPLE report: every figure on this page is invented");
   }
 
   @Test
@@ -134,7 +139,8 @@ class HtmlReportTest {
     assertThat(count(residuals, "class=\"obs under\"")).isEqualTo(1);
     assertThat(count(residuals, "class=\"obs within\"")).isEqualTo(4);
     String timeline = svgText(svgs, "chart timeline");
-    assertThat(timeline).contains("class=\"span kernel\"").contains("class=\"span copy\"").contains("class=\"span other\"");
+    assertThat(timeline).contains("class=\"span kernel\"").contains("class=\"span copy\"")
+        .contains("class=\"span other\"");
   }
 
   private static String svgText(List<Element> svgs, String cls) throws Exception {

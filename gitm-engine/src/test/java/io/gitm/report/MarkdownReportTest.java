@@ -168,7 +168,8 @@ class MarkdownReportTest {
 
   @Test
   void hostileNamesReadBackWordForWordInTheRenderedText() {
-    String html = HtmlRenderer.builder().extensions(GFM).build().render(parse(Reports.markdown(SampleReports.hostile())));
+    String html =
+        HtmlRenderer.builder().extensions(GFM).build().render(parse(Reports.markdown(SampleReports.hostile())));
     String text = unescape(html.replaceAll("<[^>]+>", ""));
     for (String h : SampleReports.HOSTILE) {
       assertThat(text).as(h).contains(h.replace('\n', ' '));
@@ -221,7 +222,8 @@ class MarkdownReportTest {
         .contains("- floor diagnosis: kernels run on average within 9%")
         .contains("- **intervention**: `pinned-host-memory`: host staging buffers allocated as pinned memory (trial 1)")
         .contains("- **measured delta**: +6.9% (95% CI +5.1% to +8.6%)")
-        .contains("| 4 | `graph-capture` | A | +4.5% ± 2.5% | −1.8% (95% CI −3.0% to −0.6%) | 0.004 | rolled back |")
+        .contains("| 4 | `graph-capture` | A | +4.5% ± 2.5% | −1.8% (95% CI −3.0% to −0.6%) | 0.004"
+            + " | rolled back |")
         .contains("| 6 | `copy-compute-overlap` | A | +3.0% ± 1.8% | not measured | – | rolled back |")
         .contains("| apply | 40.0 s | 52.3 s | 12.3 s |")
         .contains("The run kept within its budget of 2 min 00 s");

@@ -75,13 +75,15 @@ class PlotsTest {
 
   @Test
   void beforeAndAfterShareOneTimeAxis() {
-    Timeline before = new Timeline("before", List.of(new Lane("s", List.of(new Span("k", 0, 2_000_000, SpanKind.KERNEL)))));
-    Timeline after = new Timeline("after", List.of(new Lane("s", List.of(new Span("k", 5_000, 1_005_000, SpanKind.KERNEL)))));
+    Timeline before = new Timeline("before",
+        List.of(new Lane("s", List.of(new Span("k", 0, 2_000_000, SpanKind.KERNEL)))));
+    Timeline after = new Timeline("after",
+        List.of(new Lane("s", List.of(new Span("k", 5_000, 1_005_000, SpanKind.KERNEL)))));
     String html = Plots.timelines(before, after);
     List<String> widths = new ArrayList<>();
     var m = java.util.regex.Pattern.compile("class=\"span kernel\"").matcher(html);
-    var w = java.util.regex.Pattern.compile("<rect x=\"[0-9.]+\" y=\"[0-9.]+\" width=\"([0-9.]+)\"[^>]*class=\"span kernel\"")
-        .matcher(html);
+    var w = java.util.regex.Pattern.compile("<rect x=\"[0-9.]+\" y=\"[0-9.]+\" width=\"([0-9.]+)\""
+        + "[^>]*class=\"span kernel\"").matcher(html);
     while (w.find()) {
       widths.add(w.group(1));
     }
@@ -131,7 +133,8 @@ class PlotsTest {
   @Test
   void aSingleSampleOrAFlatSeriesIsDrawnWithoutDividingByZero() {
     String one = Plots.telemetry(List.of(new Series("SM clock", "MHz", List.of(3.0), List.of(1980.0))));
-    String flat = Plots.telemetry(List.of(new Series("SM clock", "MHz", List.of(0.0, 1.0, 2.0), List.of(5.0, 5.0, 5.0))));
+    String flat = Plots.telemetry(
+        List.of(new Series("SM clock", "MHz", List.of(0.0, 1.0, 2.0), List.of(5.0, 5.0, 5.0))));
     assertThat(one).contains("<circle").doesNotContain("NaN");
     assertThat(flat).contains("<polyline").doesNotContain("NaN");
   }

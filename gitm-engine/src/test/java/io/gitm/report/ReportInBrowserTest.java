@@ -158,8 +158,8 @@ class ReportInBrowserTest {
     assertThat(dom).contains("</html>");
 
     // No element or event handler came from the data.
-    assertThat(count(Pattern.compile("<(script|img|iframe|object|embed|foreignObject)[\\s>/]", Pattern.CASE_INSENSITIVE),
-        dom)).isZero();
+    assertThat(count(Pattern.compile("<(script|img|iframe|object|embed|foreignObject)[\\s>/]",
+        Pattern.CASE_INSENSITIVE), dom)).isZero();
     Matcher tags = Pattern.compile("<[a-zA-Z][^>]*>").matcher(dom);
     while (tags.find()) {
       assertThat(tags.group()).doesNotContainPattern("(?i)\\son[a-z]+\\s*=");
@@ -197,7 +197,8 @@ class ReportInBrowserTest {
       Path page = write(entry.getKey() + ".html", Reports.html(entry.getValue()));
       Path png = OUT.resolve(entry.getKey() + ".png");
       Files.deleteIfExists(png);
-      Output o = chromium("--hide-scrollbars", "--screenshot=" + png, "--window-size=1400,3000", page.toUri().toString());
+      Output o = chromium("--hide-scrollbars", "--screenshot=" + png, "--window-size=1400,3000",
+          page.toUri().toString());
       assertThat(png).as(o.stderr()).isRegularFile();
       assertThat(o.consoleLines()).isEmpty();
       BufferedImage img = ImageIO.read(png.toFile());

@@ -48,7 +48,8 @@ class ReportModelTest {
   @Test
   void claimCitingAnUnknownHypothesisOrTrialIsRefused() {
     Report s = SampleReports.sample();
-    List<Claim> withHypothesis = List.of(new Claim("C9", "x", List.of(EvidenceRef.hypothesis("H99", null)), null, null));
+    List<Claim> withHypothesis =
+        List.of(new Claim("C9", "x", List.of(EvidenceRef.hypothesis("H99", null)), null, null));
     refused(() -> new Report(s.run(), s.phases(), s.baseline(), s.outcome(), s.qualification(), s.violations(),
         s.hypotheses(), s.trials(), withHypothesis, s.charts(), s.notes()), "cites hypothesis 'H99'");
     List<Claim> withTrial = List.of(new Claim("C9", "x", List.of(EvidenceRef.hypothesis("H1", null)),
@@ -83,7 +84,8 @@ class ReportModelTest {
     refused(() -> new Trial(1, List.of("l"), "A", 0.1, 0.01, new Estimate(0.1, 0.05, 0.15), null,
         Verdict.ROLLED_BACK, "x", 8, 1), "no p-value");
     refused(() -> new Trial(0, List.of("l"), "A", 0.1, 0.01, null, null, Verdict.ROLLED_BACK, "x", 8, 1), "from 1");
-    refused(() -> new Trial(1, List.of(), "A", 0.1, 0.01, null, null, Verdict.ROLLED_BACK, "x", 8, 1), "names no lever");
+    refused(() -> new Trial(1, List.of(), "A", 0.1, 0.01, null, null, Verdict.ROLLED_BACK, "x", 8, 1),
+        "names no lever");
     refused(() -> new Trial(1, List.of("l"), "A", 0.1, 0.01, new Estimate(0.1, 0.05, 0.15), 1.5,
         Verdict.KEPT, "x", 8, 1), "p-value");
   }
@@ -154,7 +156,7 @@ class ReportModelTest {
     assertThat(bare.charts().residuals()).isEmpty();
     List<String> notes = new ArrayList<>();
     notes.add(null);
-    refused(() -> new Report(bare.run(), bare.phases(), bare.baseline(), null, null, null, null, null, null, null, notes),
-        "report notes[0] is missing");
+    refused(() -> new Report(bare.run(), bare.phases(), bare.baseline(), null, null, null, null, null, null, null,
+        notes), "report notes[0] is missing");
   }
 }

@@ -257,7 +257,8 @@ final class SampleReports {
       host.add(new Span("cuStreamSynchronize", t, t + 18_000, SpanKind.OTHER));
       t += 30_000;
     }
-    return new Timeline(after ? n.apply("iterations 61–62 with the kept levers") : "iterations 61–62 of the baseline",
+    return new Timeline(
+        after ? n.apply("iterations 61–62 with the kept levers") : "iterations 61–62 of the baseline",
         List.of(new Lane(n.apply("stream 7"), s7), new Lane("stream 13", s13), new Lane(n.apply("host"), host)));
   }
 

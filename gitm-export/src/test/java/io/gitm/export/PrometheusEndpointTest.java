@@ -29,8 +29,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code /metrics} scraped over HTTP by the JDK's client and read by a strict parser of the text format: dcgm-exporter's
- * names, types, units and labels for the device fields, the run's progress, the exporter's own cost.
+ * {@code /metrics} scraped over HTTP by the JDK's client and read by a strict parser of the text format:
+ * dcgm-exporter's names, types, units and labels for the device fields, the run's progress, the exporter's own cost.
  */
 class PrometheusEndpointTest {
   private final AtomicLong ticker = new AtomicLong(1_000_000_000L);
@@ -183,7 +183,8 @@ class PrometheusEndpointTest {
     assertThat(f.get("gitm_run_phase").samples()).hasSize(Phase.values().length);
     assertThat(f.get("gitm_run_elapsed_seconds").value()).isEqualTo(30);
     assertThat(f.get("gitm_run_remaining_seconds").value()).isEqualTo(90);
-    assertThat(f.get("gitm_run_best_gain").value()).isCloseTo(1.25 * 1.04 - 1, org.assertj.core.data.Offset.offset(1e-12));
+    assertThat(f.get("gitm_run_best_gain").value())
+        .isCloseTo(1.25 * 1.04 - 1, org.assertj.core.data.Offset.offset(1e-12));
     assertThat(f.get("gitm_run_trials_total").type()).isEqualTo("counter");
     assertThat(f.get("gitm_run_trials_total").value()).isEqualTo(3);
     assertThat(f.get("gitm_run_trials_kept_total").value()).isEqualTo(2);

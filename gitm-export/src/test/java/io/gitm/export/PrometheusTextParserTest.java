@@ -15,7 +15,8 @@ class PrometheusTextParserTest {
       http_requests_total{method="post",code="400"}    3 1395066363000
 
       # Escaping in label values:
-      msdos_file_access_time_seconds{path="C:\\\\DIR\\\\FILE.TXT",error="Cannot find file:\\n\\"FILE.TXT\\""} 1.458255915e9
+      msdos_file_access_time_seconds{path="C:\\\\DIR\\\\FILE.TXT",\
+      error="Cannot find file:\\n\\"FILE.TXT\\""} 1.458255915e9
 
       # Minimalistic line:
       metric_without_timestamp_and_labels 12.47

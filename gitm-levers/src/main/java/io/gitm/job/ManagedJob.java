@@ -48,10 +48,10 @@ import java.util.SortedSet;
  * had before this job pinned it, and all are put back when the last run closes.
  *
  * <p>Failures become {@link TrialFailure}s: {@link OutOfDeviceMemoryException} → {@code OUT_OF_MEMORY},
- * {@link UnsupportedFeatureException} → {@code SETUP_REFUSED}, other {@link DeviceException} → {@code DEVICE_ERROR},
- * {@link IllegalArgumentException} while opening → {@code SETUP_REFUSED}, any other runtime exception →
- * {@code CRASH}. What a failed open had opened is closed; a device that failed with a device error or a crash is
- * closed once no run uses it.
+ * {@link UnsupportedFeatureException} → {@code SETUP_REFUSED}, other {@link DeviceException} →
+ * {@code DEVICE_ERROR}, {@link IllegalArgumentException} while opening → {@code SETUP_REFUSED}, any other runtime
+ * exception → {@code CRASH}. What a failed open had opened is closed; a device that failed with a device error or a
+ * crash is closed once no run uses it.
  */
 public final class ManagedJob implements Job.Closeable {
   private static final String INPUT_BATCHES = "inputBatches";

@@ -63,8 +63,8 @@ public record ProcessMetric(Kind kind, String regex, String file, boolean higher
   /** A name read off a pattern: its literal text before the first group ({@code it/s} of {@code it/s: ([0-9.]+)}). */
   static String label(String regex) {
     int g = regex.indexOf('(');
-    String head = (g < 0 ? regex : regex.substring(0, g)).replaceAll("\\\\(.)", "$1").replaceAll("[\\^$*+?\\[\\]{}|]", "")
-        .replaceAll("[\\s:=]+$", "").strip();
+    String head = (g < 0 ? regex : regex.substring(0, g)).replaceAll("\\\\(.)", "$1")
+        .replaceAll("[\\^$*+?\\[\\]{}|]", "").replaceAll("[\\s:=]+$", "").strip();
     return head.isEmpty() || head.length() > 40 ? "metric" : head;
   }
 

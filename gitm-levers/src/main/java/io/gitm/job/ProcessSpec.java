@@ -164,16 +164,17 @@ public record ProcessSpec(List<String> command, boolean shell, Path workdir, Map
     try {
       Map<String, Object> mm = (Map<String, Object>) m.get("metric");
       ProcessMetric metric = new ProcessMetric(ProcessMetric.Kind.valueOf((String) mm.get("kind")),
-          (String) mm.get("regex"), (String) mm.get("file"), (Boolean) mm.get("higherIsBetter"), (String) mm.get("name"));
+          (String) mm.get("regex"), (String) mm.get("file"), (Boolean) mm.get("higherIsBetter"),
+          (String) mm.get("name"));
       List<OutputFile> outs = new ArrayList<>();
       for (Object o : (List<Object>) m.get("outputs")) {
         outs.add(OutputFile.parse((String) o));
       }
       Object t = m.get("timeoutSeconds");
-      return new ProcessSpec((List<String>) m.get("command"), (Boolean) m.get("shell"), Path.of((String) m.get("workdir")),
-          (Map<String, String>) m.get("environment"), metric, outs, ((Number) m.get("rtol")).doubleValue(),
-          ((Number) m.get("atol")).doubleValue(), t == null ? null : Duration.ofMillis(Math.round(((Number) t)
-              .doubleValue() * 1000)));
+      return new ProcessSpec((List<String>) m.get("command"), (Boolean) m.get("shell"),
+          Path.of((String) m.get("workdir")), (Map<String, String>) m.get("environment"), metric, outs,
+          ((Number) m.get("rtol")).doubleValue(), ((Number) m.get("atol")).doubleValue(),
+          t == null ? null : Duration.ofMillis(Math.round(((Number) t).doubleValue() * 1000)));
     } catch (ClassCastException | NullPointerException e) {
       throw new IllegalArgumentException("process.json is not a process job's spec: " + e.getMessage(), e);
     }

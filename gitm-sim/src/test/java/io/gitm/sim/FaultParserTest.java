@@ -50,7 +50,8 @@ class FaultParserTest {
         .hasMessageNotContaining("\n");
     assertThatThrownBy(() -> parse("thermal:heat=3")).hasMessage(
         "fault 'thermal' has no parameter 'heat': it takes severity, duration");
-    assertThatThrownBy(() -> parse("thermal@soon")).hasMessageContaining("onset of fault 'thermal' 'soon' is not a time");
+    assertThatThrownBy(() -> parse("thermal@soon"))
+        .hasMessageContaining("onset of fault 'thermal' 'soon' is not a time");
     assertThatThrownBy(() -> parse("thermal:severity=2")).hasMessageContaining("outside 0.0..1.0");
     assertThatThrownBy(() -> parse("thermal:severity=x")).hasMessageContaining("is not a non-negative number");
     assertThatThrownBy(() -> parse("severity=1")).hasMessageContaining("before any fault");

@@ -59,7 +59,8 @@ class ProviderTest {
     SimSpec s = SimSpec.fromCalibration(cal, "h200");
     assertThat(s.hardware().memoryBandwidth()).isEqualTo(3.2e12);
     assertThat(s.hardware().flopsFor(Precision.BF16)).isEqualTo(7.5e14);
-    assertThat(s.hardware().flopsFor(Precision.FP32)).isEqualTo(SimSpec.preset("h200").hardware().flopsFor(Precision.FP32));
+    assertThat(s.hardware().flopsFor(Precision.FP32))
+        .isEqualTo(SimSpec.preset("h200").hardware().flopsFor(Precision.FP32));
     assertThat(s.hardware().memoryBytes()).isEqualTo(SimSpec.preset("h200").hardware().memoryBytes());
     assertThat(s.hardware().launchLatencyNs()).isEqualTo(4200);
     assertThat(s.preset()).isEqualTo("calibrated:h200");

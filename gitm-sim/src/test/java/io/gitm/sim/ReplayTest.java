@@ -155,8 +155,8 @@ class ReplayTest {
   }
 
   /**
-   * A driver's allocator as CUPTI records it: per step a 500 µs {@code cuMemAlloc} on an idle device (page mapping of a
-   * large buffer), a 1 ms kernel, and a {@code cuMemFree} that waits for the kernel and then costs 10 µs.
+   * A driver's allocator as CUPTI records it: per step a 500 µs {@code cuMemAlloc} on an idle device (page mapping of
+   * a large buffer), a 1 ms kernel, and a {@code cuMemFree} that waits for the kernel and then costs 10 µs.
    */
   static List<TraceRecord> costlyAllocator() {
     List<TraceRecord> t = new java.util.ArrayList<>();

@@ -112,7 +112,8 @@ public final class Journal implements AutoCloseable {
         if (!line.isBlank()) {
           Entry e = JSON.readValue(line, Entry.class);
           if (e.seq() != out.size() + 1) {
-            throw new IOException("journal " + file + " line " + lineNo + " has sequence " + e.seq() + ", expected " + (out.size() + 1));
+            throw new IOException("journal " + file + " line " + lineNo + " has sequence " + e.seq() + ", expected "
+                + (out.size() + 1));
           }
           out.add(e);
         }

@@ -20,7 +20,8 @@ public final class RunDir {
   public static final String RUN_FILE = "run.json";
   public static final String JOURNAL_FILE = "journal.jsonl";
   static final ObjectMapper JSON = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
-  private static final DateTimeFormatter ID_TIME = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
+  private static final DateTimeFormatter ID_TIME =
+      DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
 
   private final Path dir;
   private final RunInfo info;

@@ -37,7 +37,8 @@ public final class StoreScan {
       for (Path p : (Iterable<Path>) s::iterator) {
         String n = p.getFileName().toString();
         if (!RunStore.TOP_LEVEL.contains(n)) {
-          out.add(new Finding(p, Kind.FOREIGN, "not part of the store's layout (" + String.join(", ", RunStore.TOP_LEVEL) + ")"));
+          out.add(new Finding(p, Kind.FOREIGN,
+              "not part of the store's layout (" + String.join(", ", RunStore.TOP_LEVEL) + ")"));
         }
       }
     }
@@ -79,7 +80,8 @@ public final class StoreScan {
         if (!Files.isReadable(file)) {
           out.add(new Finding(file, Kind.UNREADABLE, "file cannot be read"));
         } else if (file.getFileName().toString().endsWith(AtomicFiles.TMP_SUFFIX)) {
-          out.add(new Finding(file, Kind.INCOMPLETE_WRITE, "left by an interrupted write; the file it was meant to replace is intact"));
+          out.add(new Finding(file, Kind.INCOMPLETE_WRITE,
+              "left by an interrupted write; the file it was meant to replace is intact"));
         }
         return FileVisitResult.CONTINUE;
       }

@@ -20,17 +20,18 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * Imports a PyTorch profiler (Kineto) trace — Chrome trace-event JSON, plain or gzipped — into a {@code .gtrace} file,
- * so that gitm can analyse jobs it did not run.
+ * Imports a PyTorch profiler (Kineto) trace — Chrome trace-event JSON, plain or gzipped — into a {@code .gtrace}
+ * file, so that gitm can analyse jobs it did not run.
  *
  * <p>Complete ({@code "ph": "X"}) events become records by category: {@code kernel} → kernel; {@code gpu_memcpy} →
  * copy (direction and memory kinds from the name, e.g. {@code "Memcpy HtoD (Pageable -> Device)"}); {@code gpu_memset}
- * → memset; {@code cuda_runtime} and {@code cuda_driver} → API call (kind from the function name, correlation id from
- * {@code args.correlation}, thread from {@code tid}); {@code cuda_sync} → synchronization; {@code user_annotation}
- * (e.g. {@code ProfilerStep#3}) → marker; {@code overhead} → tracer overhead. Device, stream, correlation, grid, block,
- * registers and shared memory come from {@code args}; the device table from {@code deviceProperties}. The older
- * categories {@code Kernel}, {@code Memcpy}, {@code Memset}, {@code Runtime} and {@code Driver} are accepted too.
- * Other events (CPU ops, Python functions, flows, metadata, instants) are counted as ignored.
+ * → memset; {@code cuda_runtime} and {@code cuda_driver} → API call (kind from the function name, correlation id
+ * from {@code args.correlation}, thread from {@code tid}); {@code cuda_sync} → synchronization;
+ * {@code user_annotation} (e.g. {@code ProfilerStep#3}) → marker; {@code overhead} → tracer overhead. Device,
+ * stream, correlation, grid, block, registers and shared memory come from {@code args}; the device table from
+ * {@code deviceProperties}. The older categories {@code Kernel}, {@code Memcpy}, {@code Memset}, {@code Runtime} and
+ * {@code Driver} are accepted too. Other events (CPU ops, Python functions, flows, metadata, instants) are counted as
+ * ignored.
  *
  * <p>Time: {@code ts} and {@code dur} are microseconds (the trace-event format's unit, with up to three decimals, read
  * exactly); {@code displayTimeUnit} only changes how viewers display them. When {@code baseTimeNanoseconds} is present

@@ -25,8 +25,8 @@ import tools.jackson.dataformat.csv.CsvReadFeature;
  * Device-memory traffic measured by Nsight Compute ({@code ncu --csv}) attached to a trace's kernels, so the
  * memory-traffic invariant can be judged on a real GPU.
  *
- * <p>What {@code ncu} writes: with {@code --csv} (the "details" page), one row per profiled kernel execution and metric,
- * with the columns {@code ID}, {@code Kernel Name}, {@code Grid Size}, {@code Block Size}, {@code Metric Name},
+ * <p>What {@code ncu} writes: with {@code --csv} (the "details" page), one row per profiled kernel execution and
+ * metric, with the columns {@code ID}, {@code Kernel Name}, {@code Grid Size}, {@code Block Size}, {@code Metric Name},
  * {@code Metric Unit} and {@code Metric Value} among others, after {@code ==PROF==} lines; gitm reads
  * {@code dram__bytes_read.sum} and {@code dram__bytes_write.sum} (any byte unit, e.g. {@code --print-units base}),
  * and {@code gpu__time_duration.sum} when present.

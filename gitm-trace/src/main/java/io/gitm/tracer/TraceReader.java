@@ -56,14 +56,17 @@ public final class TraceReader implements Iterable<TraceRecord>, Closeable {
   private static final OverheadKind[] OVERHEAD_KINDS = OverheadKind.values();
   private static final int STATE_FIELDS = StateField.values().length;
   private static final int DIM_CACHE = 64;
-  /** Blocks are about 64 KiB; only a single huge string makes one larger. Bounds the buffer a corrupt length asks for. */
+  /**
+   * Blocks are about 64 KiB; only a single huge string makes one larger. Bounds the buffer a corrupt length asks for.
+   */
   private static final long MAX_BLOCK_BYTES = Integer.MAX_VALUE - 64;
 
   private final Path file;
   private final FileChannel channel;
   private final long size;
   private final TraceMeta meta;
-  private final ByteBuffer blockHeader = ByteBuffer.allocate(TraceFormat.BLOCK_HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+  private final ByteBuffer blockHeader =
+      ByteBuffer.allocate(TraceFormat.BLOCK_HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
   private final java.util.zip.CRC32 crc = new java.util.zip.CRC32();
   private final CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
       .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
@@ -100,7 +103,8 @@ public final class TraceReader implements Iterable<TraceRecord>, Closeable {
       }
       int magicBytes = Math.min(h.position(), TraceFormat.MAGIC.length);
       if (!Arrays.equals(h.array(), 0, magicBytes, TraceFormat.MAGIC, 0, magicBytes)) {
-        throw new TraceFormatException(0, "not a gitm trace: the file does not start with \"GITMTRC1\" (at byte offset 0)");
+        throw new TraceFormatException(0,
+            "not a gitm trace: the file does not start with \"GITMTRC1\" (at byte offset 0)");
       }
       if (size < TraceFormat.HEADER_BYTES) {
         throw TraceFormatException.corrupt(0, "the header is cut short (the file has " + size + " bytes)");

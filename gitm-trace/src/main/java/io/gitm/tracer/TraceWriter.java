@@ -44,7 +44,8 @@ public final class TraceWriter implements TraceSink, Closeable {
   private final FileChannel channel;
   private final int blockTarget;
   private final CRC32 crc = new CRC32();
-  private final ByteBuffer blockHeader = ByteBuffer.allocate(TraceFormat.BLOCK_HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+  private final ByteBuffer blockHeader =
+      ByteBuffer.allocate(TraceFormat.BLOCK_HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
   private final Map<String, Integer> strings = new HashMap<>();
   private ByteBuffer block;
   private int blockRecords;
@@ -66,7 +67,9 @@ public final class TraceWriter implements TraceSink, Closeable {
     return create(file, meta, TraceFormat.BLOCK_TARGET_BYTES);
   }
 
-  /** As {@link #create(Path, TraceMeta)}, cutting blocks at {@code blockTarget} payload bytes (tests use small ones). */
+  /**
+   * As {@link #create(Path, TraceMeta)}, cutting blocks at {@code blockTarget} payload bytes (tests use small ones).
+   */
   static TraceWriter create(Path file, TraceMeta meta, int blockTarget) throws IOException {
     if (blockTarget < 64) {
       throw new IllegalArgumentException("block target too small: " + blockTarget);

@@ -67,14 +67,17 @@ class JournalTest {
   @Test
   void corruptLineBeforeTheLastIsAnErrorNamingTheLine() throws IOException {
     Path f = dir.resolve("journal.jsonl");
-    Files.writeString(f, "{\"seq\":1,\"time\":\"t\",\"type\":\"a\",\"data\":{}}\nGARBAGE\n{\"seq\":2,\"time\":\"t\",\"type\":\"b\",\"data\":{}}\n");
+    Files.writeString(f, "{\"seq\":1,\"time\":\"t\",\"type\":\"a\",\"data\":{}}\nGARBAGE\n"
+        + "{\"seq\":2,\"time\":\"t\",\"type\":\"b\",\"data\":{}}\n");
     assertThatThrownBy(() -> Journal.read(f)).isInstanceOf(IOException.class).hasMessageContaining("line 2");
   }
 
   @Test
   void sequenceGapIsCorruption() throws IOException {
     Path f = dir.resolve("journal.jsonl");
-    Files.writeString(f, "{\"seq\":1,\"time\":\"t\",\"type\":\"a\",\"data\":{}}\n{\"seq\":3,\"time\":\"t\",\"type\":\"b\",\"data\":{}}\n{\"seq\":4,\"time\":\"t\",\"type\":\"b\",\"data\":{}}\n");
+    Files.writeString(f, "{\"seq\":1,\"time\":\"t\",\"type\":\"a\",\"data\":{}}\n"
+        + "{\"seq\":3,\"time\":\"t\",\"type\":\"b\",\"data\":{}}\n"
+        + "{\"seq\":4,\"time\":\"t\",\"type\":\"b\",\"data\":{}}\n");
     assertThatThrownBy(() -> Journal.read(f)).hasMessageContaining("expected 2");
   }
 }

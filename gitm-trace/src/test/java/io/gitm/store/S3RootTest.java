@@ -15,7 +15,8 @@ class S3RootTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "http://bucket/x", "s3://", "s3://UPPER/x", "s3://ab", "s3://-bad/x", "s3://a..b/x", "s3://ok-bucket/a//b"})
+  @ValueSource(strings = {"", "http://bucket/x", "s3://", "s3://UPPER/x", "s3://ab", "s3://-bad/x", "s3://a..b/x",
+      "s3://ok-bucket/a//b"})
   void rejectsMalformedRoots(String uri) {
     assertThatThrownBy(() -> S3Root.parse(uri)).isInstanceOf(IllegalArgumentException.class);
   }

@@ -3,7 +3,9 @@ package io.gitm.testkit;
 import io.gitm.api.Ticker;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** A ticker moved by hand (and by synthetic jobs, one block at a time): time in a test that no machine's speed moves. */
+/**
+ * A ticker moved by hand (and by synthetic jobs, one block at a time): time in a test that no machine's speed moves.
+ */
 public final class FakeTicker implements Ticker {
   private final AtomicLong nanos = new AtomicLong();
 

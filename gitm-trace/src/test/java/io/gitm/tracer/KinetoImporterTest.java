@@ -74,7 +74,8 @@ class KinetoImporterTest {
     assertThat(rs).hasSize(13);
     KernelRecord gemm = ofType(rs, KernelRecord.class).getFirst();
     assertThat(gemm).isEqualTo(new KernelRecord(
-        "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
+        "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_warpgroupsize1x1x1_execute_segment_k_off_kernel"
+            + "__5x_cublas",
         0, 7, 1201, BASE + 1_140_512, BASE + 1_140_512 + 1_245_337, new Dim3(32, 32, 1), new Dim3(128, 1, 1), 168,
         133120, 0));
     ApiCallRecord launch = ofType(rs, ApiCallRecord.class).getFirst();

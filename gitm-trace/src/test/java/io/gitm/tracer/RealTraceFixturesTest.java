@@ -48,7 +48,8 @@ class RealTraceFixturesTest {
       assertThat(r.meta().devices()).anySatisfy(d -> assertThat(d.name()).contains("H200"));
     }
     List<TraceRecord> all = readAll(p);
-    List<KernelRecord> kernels = all.stream().filter(KernelRecord.class::isInstance).map(KernelRecord.class::cast).toList();
+    List<KernelRecord> kernels =
+        all.stream().filter(KernelRecord.class::isInstance).map(KernelRecord.class::cast).toList();
     assertThat(kernels).isNotEmpty();
     assertThat(kernels).allSatisfy(k -> assertThat(k.endNs()).isGreaterThanOrEqualTo(k.startNs()));
     Set<Long> launchCorrelations = new HashSet<>();
@@ -70,7 +71,8 @@ class RealTraceFixturesTest {
 
   @Test
   void realPytorchProfilerTraceImports() throws Exception {
-    KinetoImporter.Result r = KinetoImporter.importTrace(resource("kineto-h200-torch2.11.pt.trace.json"), tmp.resolve("k.gtrace"));
+    KinetoImporter.Result r =
+        KinetoImporter.importTrace(resource("kineto-h200-torch2.11.pt.trace.json"), tmp.resolve("k.gtrace"));
     assertThat(r.meta().devices()).anySatisfy(d -> assertThat(d.name()).isEqualTo("NVIDIA H200"));
     List<TraceRecord> all = readAll(tmp.resolve("k.gtrace"));
     assertThat(all).filteredOn(KernelRecord.class::isInstance).hasSize(30);

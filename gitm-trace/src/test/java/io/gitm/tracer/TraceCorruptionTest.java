@@ -226,7 +226,8 @@ class TraceCorruptionTest {
   void anUnknownVersionIsRefused() throws Exception {
     byte[] bytes = new Raw().endAndGet();
     bytes[8] = 3;
-    assertThat(error(bytes)).hasMessage("unsupported trace version 3 at byte offset 8 (this gitm reads versions 1 to 2)");
+    assertThat(error(bytes))
+        .hasMessage("unsupported trace version 3 at byte offset 8 (this gitm reads versions 1 to 2)");
   }
 
   @Test

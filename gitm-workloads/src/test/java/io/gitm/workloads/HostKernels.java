@@ -169,7 +169,8 @@ public final class HostKernels {
             "-o", "run", "-lpthread").directory(dir.toFile()).redirectErrorStream(true).start();
         String log = new String(p.getInputStream().readAllBytes());
         if (!p.waitFor(180, TimeUnit.SECONDS) || p.exitValue() != 0) {
-          return new Runner(dir, null, "g++ -std=c++20 could not build the host shim: " + log.lines().limit(3).toList());
+          return new Runner(dir, null,
+              "g++ -std=c++20 could not build the host shim: " + log.lines().limit(3).toList());
         }
         return new Runner(dir, dir.resolve("run"), null);
       } catch (IOException e) {

@@ -70,8 +70,8 @@ final class Conditions implements Detector {
   static final int MIN_KERNELS = 200;
   /**
    * The most kernels an estimate uses: a longer trace is sampled (seeded) down to about this many, which bounds the
-   * cost (a million-kernel trace would take about 0.45 s of CPU per condition) at a standard error about √(n/MAX_ROWS)
-   * times wider.
+   * cost (a million-kernel trace would take about 0.45 s of CPU per condition) at a standard error about
+   * √(n/MAX_ROWS) times wider.
    */
   static final int MAX_ROWS = 1 << 17;
   /** The seed of the cross-fitting folds and of the sample. */

@@ -228,9 +228,9 @@ final class GrangerMatrix implements Detector {
       }
       long significant = mine.stream().filter(Pair::significant).count();
       out.note(cause, new Evidence("granger", String.format(Locale.ROOT,
-          "Granger matrix over %d sample intervals: %d telemetry × residual pairs, %d testable, Benjamini–Hochberg at"
-              + " q=%.2f across them; %d of the %d pairs whose telemetry bears on %s are significant%s", m.bins(),
-          m.pairs().size(), m.tested(), Q, significant, mine.size(), cause.label(), m.absent().isEmpty() ? ""
+          "Granger matrix over %d sample intervals: %d telemetry × residual pairs, %d testable, Benjamini–Hochberg"
+              + " at q=%.2f across them; %d of the %d pairs whose telemetry bears on %s are significant%s",
+          m.bins(), m.pairs().size(), m.tested(), Q, significant, mine.size(), cause.label(), m.absent().isEmpty() ? ""
               : "; not in the trace: " + String.join(", ", m.absent().stream().map(s -> s.label).toList())),
           Map.of("intervals", m.bins(), "pairs", m.pairs().size(), "tested", m.tested(), "significant", significant,
               "absent", m.absent().stream().map(s -> s.label).toList())));

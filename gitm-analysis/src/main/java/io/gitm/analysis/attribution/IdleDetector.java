@@ -43,8 +43,8 @@ final class IdleDetector implements Detector {
     }
     if (out.has(Cause.ALLOCATOR_STALL)) {
       out.lost(Cause.ALLOCATOR_STALL).evidence(new Evidence("trace", String.format(Locale.ROOT,
-          "%d allocations/frees held the host (synchronizing, or over %d µs): %.1f µs each on average, %.2f ms in all;"
-              + " the device idled %.2f ms around them", h.slowAllocs, SLOW_ALLOC_NS / 1000,
+          "%d allocations/frees held the host (synchronizing, or over %d µs): %.1f µs each on average, %.2f ms in"
+              + " all; the device idled %.2f ms around them", h.slowAllocs, SLOW_ALLOC_NS / 1000,
           h.slowAllocNs / Math.max(1, h.slowAllocs) / 1e3, h.slowAllocNs / 1e6, idle.allocNs / 1e6),
           Map.of("calls", h.slowAllocs, "callNs", h.slowAllocNs, "idleNs", idle.allocNs)));
     }

@@ -42,7 +42,9 @@ public final class Thresholds {
 
   private Thresholds() {}
 
-  /** The time a ready operation needs to start: {@link #LAUNCH_GAP_LATENCIES} launch latencies (at least 1 µs each). */
+  /**
+   * The time a ready operation needs to start: {@link #LAUNCH_GAP_LATENCIES} launch latencies (at least 1 µs each).
+   */
   static double launchGap(double launchLatencyNs) {
     return LAUNCH_GAP_LATENCIES * Math.max(1_000, launchLatencyNs);
   }

@@ -102,7 +102,8 @@ class MonitorTest {
     List<TraceRecord> t = List.of(api(ApiKind.LAUNCH, "cuLaunchKernel", 1, 0, 0), kernel("k", 7, 1, 0, 100_000, 1),
         // issued long before the 10 µs gap: kernel wait
         api(ApiKind.LAUNCH, "cuLaunchKernel", 2, 50_000, 52_000), kernel("k", 7, 2, 110_000, 200_000, 1),
-        // a 300 µs gap; the next kernel is issued only at 450 µs, after 200 µs in a stream synchronization: host wait
+        // a 300 µs gap; the next kernel is issued only at 450 µs, after 200 µs in a stream synchronization:
+        // host wait
         sync(SyncKind.STREAM, 7, 3, 200_000, 400_000), api(ApiKind.SYNC, "cuStreamSynchronize", 3, 200_000, 400_000),
         api(ApiKind.LAUNCH, "cuLaunchKernel", 4, 450_000, 455_000), kernel("k", 7, 4, 500_000, 600_000, 1),
         // a 50 µs gap although the next kernel was issued before it began: other

@@ -13,7 +13,9 @@ import java.util.Locale;
 public record OutputFile(Path path, Format format) {
   /** How an output file is read for an equivalence check. */
   public enum Format {
-    /** By the file name's extension: {@code .npy} is {@link #NPY}, {@code .csv} is {@link #CSV}, else {@link #BYTES}. */
+    /**
+     * By the file name's extension: {@code .npy} is {@link #NPY}, {@code .csv} is {@link #CSV}, else {@link #BYTES}.
+     */
     AUTO,
     /** Opaque bytes, compared exactly under every safety class. */
     BYTES,

@@ -8,7 +8,9 @@ import io.gitm.device.UnsupportedFeatureException;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The NVIDIA backend never changes a real card's settings: a request with any is refused before the driver is touched. */
+/**
+ * The NVIDIA backend never changes a real card's settings: a request with any is refused before the driver is touched.
+ */
 class DeviceSettingsRefusedTest {
   @Test
   void aPowerLimitOrClockSettingIsRefusedWithoutTouchingTheCard() {

@@ -213,7 +213,8 @@ public final class CuptiOverheadBench {
         stops[p] = sp;
       }
     }
-    Series s = new Series(workload, tracing, kindNames(kinds), untraced, traced, starts, stops, kernelsPerRun, tracer.stats());
+    Series s = new Series(workload, tracing, kindNames(kinds), untraced, traced, starts, stops, kernelsPerRun,
+        tracer.stats());
     double[] r = s.ratios();
     System.out.printf(Locale.ROOT, "%-13s %-39s traced/untraced median %.4f  [min %.4f, q1 %.4f, q3 %.4f, max %.4f]"
             + "  added per launch median %.3f us;  with stop %.4f;  untraced median %.3f ms, traced median %.3f ms,"

@@ -65,7 +65,9 @@ class InjectionLibraryTest {
     assertThat(dir.resolve("job-" + p.pid() + ".gtrace")).isRegularFile();
   }
 
-  /** Runs inject_smoke with the library and {@code env}; returns its output (stdout and stderr) and the trace's meta. */
+  /**
+   * Runs inject_smoke with the library and {@code env}; returns its output (stdout and stderr) and the trace's meta.
+   */
   static String[] smoke(Path dir, Map<String, String> env) throws Exception {
     Assumptions.assumeTrue(Files.isRegularFile(BUILT), "libgitm_inject.so was not built: nothing to load");
     Path gcc = CTools.onPath("gcc").orElse(null);

@@ -56,7 +56,8 @@ class TraceKindsTest {
     assertThat(parse(" Kernel , API ")).isEqualTo("ok kernel,api");
     assertThat(parse("memcpy,kernel,memcpy")).isEqualTo("ok kernel,memcpy");
     assertThat(parse("default,runtime")).isEqualTo("ok " + DEFAULT.replace(",api", ",api,runtime"));
-    assertThat(parse("kernel,memcpy,memset,sync,runtime,driver")).isEqualTo("ok kernel,memcpy,memset,sync,runtime,driver");
+    assertThat(parse("kernel,memcpy,memset,sync,runtime,driver"))
+        .isEqualTo("ok kernel,memcpy,memset,sync,runtime,driver");
   }
 
   @Test

@@ -294,7 +294,8 @@ final class Bucket implements AutoCloseable {
       String code = a.awsErrorDetails() == null ? null : a.awsErrorDetails().errorCode();
       why = switch (a.statusCode()) {
         case 403 -> "access denied (" + code + "): check the credentials and the bucket's policy";
-        case 404 -> "NoSuchBucket".equals(code) ? "the bucket " + bucket + " does not exist" : "not found (" + code + ")";
+        case 404 -> "NoSuchBucket".equals(code) ? "the bucket " + bucket + " does not exist"
+            : "not found (" + code + ")";
         default -> "HTTP " + a.statusCode() + (code == null ? "" : " " + code) + ": " + firstLine(
             a.awsErrorDetails() == null ? a.getMessage() : a.awsErrorDetails().errorMessage());
       };

@@ -17,8 +17,8 @@ import java.util.stream.Stream;
 
 /**
  * Copies the run store to S3 ({@code GITM_S3_ROOT}) and pinned datasets back. Under the root, objects have the
- * store's paths: {@code datasets/DOMAIN/NAME} with its pin {@code NAME.sha256}, {@code runs/ID/...}, {@code traces/...},
- * {@code telemetry/...}.
+ * store's paths: {@code datasets/DOMAIN/NAME} with its pin {@code NAME.sha256}, {@code runs/ID/...},
+ * {@code traces/...}, {@code telemetry/...}.
  *
  * <ul>
  *   <li><b>Datasets</b> are immutable and sha256-pinned: a file is uploaded only when it matches its local pin, and
@@ -103,7 +103,9 @@ public final class S3Sync implements AutoCloseable {
     return settings;
   }
 
-  /** Everything: pinned datasets missing here are fetched, then datasets, every run, traces and telemetry are pushed. */
+  /**
+   * Everything: pinned datasets missing here are fetched, then datasets, every run, traces and telemetry are pushed.
+   */
   public Summary sync(RunStore store, Listener listener) throws IOException {
     Tally t = new Tally(listener);
     pullDatasets(store, t);

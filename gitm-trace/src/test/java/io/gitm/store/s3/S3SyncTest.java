@@ -78,7 +78,8 @@ class S3SyncTest {
     assertThat(m.folder()).isEqualTo("runs/" + run.id());
     assertThat(m.syncedAt()).isEqualTo("2026-11-30T12:00:00Z");
     assertThat(m.files()).extracting(Manifest.Entry::path).containsExactly("report.md", "run.json");
-    assertThat(m.byPath().get("report.md").sha256()).isEqualTo(Digests.sha256("# report\n".getBytes(StandardCharsets.UTF_8)));
+    assertThat(m.byPath().get("report.md").sha256())
+        .isEqualTo(Digests.sha256("# report\n".getBytes(StandardCharsets.UTF_8)));
     assertThat(Manifest.parse(get("telemetry/" + Manifest.NAME)).files()).extracting(Manifest.Entry::path)
         .containsExactly("dev0/samples.jsonl");
   }

@@ -205,8 +205,8 @@ record ScanGenerator(long seed, int beams, int azimuthSteps) {
   }
 
   /**
-   * KITTI's occlusion level of {@code b}: the share of rays aimed at its centre column (9 heights × 9 azimuths over its
-   * angular width) that hit another solid first: 0 (under 10%), 1 (under 50%), 2 (more).
+   * KITTI's occlusion level of {@code b}: the share of rays aimed at its centre column (9 heights × 9 azimuths over
+   * its angular width) that hit another solid first: 0 (under 10%), 1 (under 50%), 2 (more).
    */
   private static int occlusion(Box b, List<Solid> solids) {
     double range = Math.hypot(b.x(), b.y());

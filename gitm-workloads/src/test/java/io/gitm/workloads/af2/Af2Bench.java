@@ -33,7 +33,8 @@ import java.util.Map;
  * <p>Arguments: {@code --out DIR --data DIR [--device nvidia|sim] [--runs N] [--settings SPEC] [--budget-s S]};
  * {@code SPEC} is {@link Af2Workload.Params#parse} over the device's defaults (e.g. {@code blocks=8}); configurations
  * left when {@code S} seconds have passed are skipped and listed as such. A dry run without a GPU:
- * {@code java -cp gitm-workloads/target/test-classes:gitm-workloads/target/classes:gitm-api/target/classes:gitm-sim/target/classes
+ * {@code java -cp
+ * gitm-workloads/target/test-classes:gitm-workloads/target/classes:gitm-api/target/classes:gitm-sim/target/classes
  * io.gitm.workloads.af2.Af2Bench --device sim --out /tmp/af2 --data /tmp/af2data}.
  */
 public final class Af2Bench {
@@ -122,8 +123,8 @@ public final class Af2Bench {
           double max = rates.stream().mapToDouble(x -> x).max().orElse(0);
           text.append(String.format(Locale.ROOT, "%-28s %10.1f residues/s (%.1f..%.1f)  peak %8.1f MB  output %s%n",
               n.name(), mean, min, max, peak / 1e6, equal));
-          json.append(String.format(Locale.ROOT, "{\"name\":\"%s\",\"residuesPerSecond\":%.3f,\"min\":%.3f,\"max\":%.3f,"
-              + "\"peakDeviceBytes\":%.0f,\"output\":\"%s\"}", n.name(), mean, min, max, peak, equal));
+          json.append(String.format(Locale.ROOT, "{\"name\":\"%s\",\"residuesPerSecond\":%.3f,\"min\":%.3f,"
+              + "\"max\":%.3f,\"peakDeviceBytes\":%.0f,\"output\":\"%s\"}", n.name(), mean, min, max, peak, equal));
         } catch (RuntimeException e) {
           text.append(String.format(Locale.ROOT, "%-28s failed: %s%n", n.name(), e.getMessage()));
           json.append("{\"name\":\"").append(n.name()).append("\",\"failed\":\"")

@@ -8,7 +8,9 @@ import io.gitm.workloads.af2.Program.Gemm;
 import io.gitm.workloads.af2.Program.Launch;
 import org.junit.jupiter.api.Test;
 
-/** The inference's program has AlphaFold2's linear layers, declares work for every operation, and chunks memory only. */
+/**
+ * The inference's program has AlphaFold2's linear layers, declares work for every operation, and chunks memory only.
+ */
 class ProgramTest {
   static final Af2Workload.Params P = Af2EquivalenceTest.SMALL;
 
@@ -16,7 +18,9 @@ class ProgramTest {
     return new Evoformer(Weights.seeded(p.dims(), p.weightSeed()), p.nRes(), p.nSeq(), chunk).program();
   }
 
-  /** Flops of AlphaFold2's linear layers for these sizes, from the architecture (Algorithms 3-15, 2 per multiply-add). */
+  /**
+   * Flops of AlphaFold2's linear layers for these sizes, from the architecture (Algorithms 3-15, 2 per multiply-add).
+   */
   static double linearFlops(Af2Workload.Params p) {
     double s = p.nSeq();
     double r = p.nRes();

@@ -25,7 +25,8 @@ class HftDatasetTest {
     HftDataset.Loaded a = HftDataset.load(dir, "d.itch", this::gen);
     HftDataset.Loaded b = HftDataset.load(dir, "d.itch", this::gen);
     assertThat(generated).hasValue(1);
-    assertThat(a.sha256()).isEqualTo(b.sha256()).isEqualTo(HftDataset.sha256(Files.readAllBytes(dir.resolve("d.itch"))));
+    assertThat(a.sha256()).isEqualTo(b.sha256())
+        .isEqualTo(HftDataset.sha256(Files.readAllBytes(dir.resolve("d.itch"))));
     assertThat(Files.readString(dir.resolve("d.itch.sha256"))).isEqualTo(a.sha256() + "  d.itch\n");
     assertThat(a.itch()).isEqualTo(b.itch());
   }

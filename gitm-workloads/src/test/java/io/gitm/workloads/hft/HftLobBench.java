@@ -410,14 +410,16 @@ public final class HftLobBench {
       Map<String, Double> now = perKernel.get("sim");
       json.key("simVsStoredReal").open().field("file", stored.file().toString()).field("storedDate", stored.date());
       if (real == null || now == null) {
-        line("\nno comparison with %s: %s", stored.file(), real == null ? "it has no nvidia profile" : "no sim profile now");
+        line("\nno comparison with %s: %s", stored.file(),
+            real == null ? "it has no nvidia profile" : "no sim profile now");
         json.field("error", real == null ? "no nvidia profile in the stored run" : "no sim profile").close();
         return;
       }
       storedTable("plain pass (+ " + LobKernels.BOOK_WARP + " from the warp pass)", real,
           stored.byKind().getOrDefault("sim", Map.of()), now, "plain");
-      storedTable("warp pass (" + LobKernels.BOOK_FAMILY + "=warp)", stored.warpByKind().getOrDefault("nvidia", Map.of()),
-          stored.warpByKind().getOrDefault("sim", Map.of()), warpPasses.getOrDefault("sim", Map.of()), "warp");
+      storedTable("warp pass (" + LobKernels.BOOK_FAMILY + "=warp)",
+          stored.warpByKind().getOrDefault("nvidia", Map.of()), stored.warpByKind().getOrDefault("sim", Map.of()),
+          warpPasses.getOrDefault("sim", Map.of()), "warp");
       json.close();
     }
 
@@ -435,8 +437,9 @@ public final class HftLobBench {
         }
         double r = e.getValue();
         Double b = before.get(e.getKey());
-        line("%-18s %10.4f %14s %10s %12.4f %9.1f%%", e.getKey(), r, b == null ? "-" : String.format(Locale.ROOT,
-            "%.4f", b), b == null ? "-" : String.format(Locale.ROOT, "%.1f%%", 100 * (b - r) / r), s, 100 * (s - r) / r);
+        line("%-18s %10.4f %14s %10s %12.4f %9.1f%%", e.getKey(), r,
+            b == null ? "-" : String.format(Locale.ROOT, "%.4f", b),
+            b == null ? "-" : String.format(Locale.ROOT, "%.1f%%", 100 * (b - r) / r), s, 100 * (s - r) / r);
         json.open().field("stage", e.getKey()).field("realMs", r).field("simBeforeMs", b == null ? Double.NaN : b)
             .field("simMs", s).field("relativeError", (s - r) / r).close();
       }

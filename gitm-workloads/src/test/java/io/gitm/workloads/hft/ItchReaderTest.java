@@ -25,8 +25,8 @@ class ItchReaderTest {
   }
 
   @ParameterizedTest
-  @ValueSource(chars = {'S', 'R', 'H', 'Y', 'L', 'V', 'W', 'K', 'J', 'h', 'A', 'F', 'E', 'C', 'X', 'D', 'U', 'P', 'Q', 'B',
-      'I', 'N', 'O'})
+  @ValueSource(chars = {'S', 'R', 'H', 'Y', 'L', 'V', 'W', 'K', 'J', 'h', 'A', 'F', 'E', 'C', 'X', 'D', 'U', 'P', 'Q',
+      'B', 'I', 'N', 'O'})
   void readsEachMessageTypeByItsFixedLength(char type) {
     ItchBuilder b = new ItchBuilder(ItchBuilder.Prefix.LENGTH).directory(1, "MSFT");
     byte[] m = b.message(type, 1);

@@ -92,7 +92,8 @@ class LobEquivalenceTest {
         Arguments.of("coalesce 3", s.withBatchCoalesce(3)),
         Arguments.of("warp book", s.withKernelVariants(Map.of("lob_book", "warp"))),
         Arguments.of("warp book, block 32, graph, coalesce 2", pinnedAsync.withAllocation(Allocation.PREALLOCATED, 0)
-            .withGraphCapture(true).withBlockSize(32).withBatchCoalesce(2).withKernelVariants(Map.of("lob_book", "warp"))),
+            .withGraphCapture(true).withBlockSize(32).withBatchCoalesce(2)
+            .withKernelVariants(Map.of("lob_book", "warp"))),
         Arguments.of("coalesce 4, graph, 2 streams", pinnedAsync.withStreams(2, true, false)
             .withAllocation(Allocation.PREALLOCATED, 0).withGraphCapture(true).withBatchCoalesce(4)));
   }

@@ -35,7 +35,8 @@ import java.util.Map;
  *
  * <p>Arguments: {@code --out DIR --data DIR [--device nvidia|sim] [--runs N] [--settings SPEC] [--budget-s S]};
  * {@code SPEC} is {@link KittiWorkload.Params#parse} over the device's defaults. A dry run without a GPU:
- * {@code java -cp gitm-workloads/target/test-classes:gitm-workloads/target/classes:gitm-api/target/classes:gitm-sim/target/classes
+ * {@code java -cp
+ * gitm-workloads/target/test-classes:gitm-workloads/target/classes:gitm-api/target/classes:gitm-sim/target/classes
  * io.gitm.workloads.kitti.KittiBench --device sim --out /tmp/kitti --data /tmp/kittidata --settings frames=2}.
  */
 public final class KittiBench {
@@ -181,8 +182,8 @@ public final class KittiBench {
         v[4] += w.bytesWritten();
       }
     }
-    text.append(String.format(Locale.ROOT, "%nper kernel (one traced frame, pinned, async, pool): ms, launches, floor ms"
-        + " (flops at %.0f TFLOP/s FP32, bytes at %.1f TB/s), ratio%n", H200_FP32 / 1e12, H200_BANDWIDTH / 1e12));
+    text.append(String.format(Locale.ROOT, "%nper kernel (one traced frame, pinned, async, pool): ms, launches, floor"
+        + " ms (flops at %.0f TFLOP/s FP32, bytes at %.1f TB/s), ratio%n", H200_FP32 / 1e12, H200_BANDWIDTH / 1e12));
     json.append(",\"kernels\":[");
     boolean first = true;
     for (Map.Entry<String, double[]> e : byKernel.entrySet()) {

@@ -134,8 +134,8 @@ class KittiEquivalenceTest {
         Arguments.of("occupancy block", s.withBlockSize(ExecutionConfig.OCCUPANCY_BLOCK_SIZE)),
         Arguments.of("graph", PRE.withGraphCapture(true)),
         Arguments.of("graph with copy", pinnedAsync.withAllocation(Allocation.PREALLOCATED, 0).withGraphCapture(true)),
-        Arguments.of("graph with prefetch", pinnedAsync.withAllocation(Allocation.PREALLOCATED, 0).withGraphCapture(true)
-            .withStreams(2, true, false)),
+        Arguments.of("graph with prefetch", pinnedAsync.withAllocation(Allocation.PREALLOCATED, 0)
+            .withGraphCapture(true).withStreams(2, true, false)),
         Arguments.of("warmup", s.withWarmup(true)));
   }
 

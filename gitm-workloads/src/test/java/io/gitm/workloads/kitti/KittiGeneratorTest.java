@@ -37,7 +37,8 @@ class KittiGeneratorTest {
         hist[(int) (r * 10)]++;
       }
     }
-    long empty = java.util.Arrays.stream(hist, 100, 200).filter(h -> h < 20).count(); // rings 0.4-1.7 m apart there; objects near the ground in between
+    // rings 0.4-1.7 m apart there; objects near the ground in between
+    long empty = java.util.Arrays.stream(hist, 100, 200).filter(h -> h < 20).count();
     assertThat(empty).isGreaterThan(70);
   }
 
@@ -65,8 +66,8 @@ class KittiGeneratorTest {
         double s = Math.sin(b.yaw());
         double lx = (p[i] - b.x()) * c + (p[i + 1] - b.y()) * s;
         double ly = -(p[i] - b.x()) * s + (p[i + 1] - b.y()) * c;
-        if (Math.abs(lx) <= b.l() / 2 + 0.1 && Math.abs(ly) <= b.w() / 2 + 0.1 && Math.abs(p[i + 2] - b.z()) <= b.h() / 2
-            + 0.1) {
+        if (Math.abs(lx) <= b.l() / 2 + 0.1 && Math.abs(ly) <= b.w() / 2 + 0.1
+            && Math.abs(p[i + 2] - b.z()) <= b.h() / 2 + 0.1) {
           inside++;
         }
       }
