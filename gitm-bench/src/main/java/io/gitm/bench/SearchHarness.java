@@ -1,11 +1,11 @@
 package io.gitm.bench;
 
-import io.gitm.analysis.attribution.Cause;
 import io.gitm.api.Ticker;
 import io.gitm.job.Job;
 import io.gitm.job.TrialFailure;
 import io.gitm.levers.Lever;
 import io.gitm.levers.LeverContext;
+import io.gitm.levers.LeverSpec;
 import io.gitm.levers.SafetyClass;
 import io.gitm.levers.Setup;
 import io.gitm.rank.Candidate;
@@ -13,7 +13,6 @@ import io.gitm.search.Agent;
 import io.gitm.search.Gate;
 import io.gitm.search.TrialRecord;
 import io.gitm.search.Verdict;
-import io.gitm.sim.Replay;
 import io.gitm.workload.OutputDigest;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -28,7 +27,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -562,23 +560,8 @@ public final class SearchHarness {
     static final String PREFIX = "lever:";
 
     @Override
-    public String description() {
-      return "synthetic lever " + id;
-    }
-
-    @Override
-    public Set<Cause> addresses() {
-      return Set.of();
-    }
-
-    @Override
-    public SafetyClass safety() {
-      return SafetyClass.A;
-    }
-
-    @Override
-    public Scope scope() {
-      return Scope.MANAGED;
+    public LeverSpec spec() {
+      return new LeverSpec(id, "synthetic lever " + id, Set.of(), SafetyClass.A, Scope.MANAGED);
     }
 
     @Override
@@ -591,11 +574,6 @@ public final class SearchHarness {
       TreeMap<String, String> variants = new TreeMap<>(setup.config().kernelVariants());
       variants.put(PREFIX + id, "on");
       return setup.withConfig(setup.config().withKernelVariants(variants));
-    }
-
-    @Override
-    public Optional<Replay.Change> counterfactual(Replay.Change base) {
-      return Optional.empty();
     }
 
     static Set<String> marked(Setup setup) {
