@@ -9,7 +9,7 @@ import java.util.Set;
  * ({@code power-limit-w=default}, when something lowered it and the clock throttles to stay under it) or the SM
  * clock ({@code sm-clock-mhz=default}: application clocks unlocked, when a clock lock holds it below boost). Used
  * only with {@code --allow-device-settings}, on the simulated device; the NVIDIA backend refuses device settings.
- * Replay keeps its replaying device's clock and power model.
+ * Replay does not model it: its replaying device keeps its own clock and power model.
  */
 record DeviceSettingLever(String setting, Cause cause) implements Restarting {
   static final String DEFAULT = "default";
@@ -35,9 +35,9 @@ record DeviceSettingLever(String setting, Cause cause) implements Restarting {
   @Override
   public LeverSpec spec() {
     boolean power = setting.equals(DeviceRequest.POWER_LIMIT_W);
-    return new LeverSpec(power ? "power-limit-restore" : "sm-clock-restore", power
-        ? "restore the board's default power limit when the device is opened"
-        : "unlock the SM clock (application clocks back to default) when the device is opened", Set.of(cause),
+    String description = power ? "restore the board's default power limit when the device is opened"
+        : "unlock the SM clock (application clocks back to default) when the device is opened";
+    return new LeverSpec(power ? "power-limit-restore" : "sm-clock-restore", description, Set.of(cause),
         SafetyClass.C, Scope.DEVICE);
   }
 

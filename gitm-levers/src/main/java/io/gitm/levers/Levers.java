@@ -2,7 +2,6 @@ package io.gitm.levers;
 
 import io.gitm.device.MathMode;
 import io.gitm.device.SchedulingMode;
-import io.gitm.workload.ExecutionConfig.Allocation;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -19,9 +18,9 @@ public final class Levers {
   private static final List<Lever> FIXED = List.of(
       new PinnedHostMemory(),
       new AsyncCopies(),
-      new AllocationLever(Allocation.POOL),
+      new PoolAllocation(),
       new PoolReleaseThreshold(),
-      new AllocationLever(Allocation.PREALLOCATED),
+      new Preallocate(),
       new GraphCapture(),
       new PipelineStreams(2),
       new PipelineStreams(4),

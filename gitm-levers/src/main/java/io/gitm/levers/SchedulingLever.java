@@ -11,8 +11,8 @@ import java.util.Set;
  * is opened, so a trial reopens it). {@code SPIN} resumes at once after each wait and keeps a core busy while it
  * waits (from {@code AUTO} it applies only where CUDA's heuristic may not spin: more contexts than logical CPUs, or
  * CPUs unknown); {@code YIELD} and {@code BLOCKING_SYNC} give the core to the job's other host threads and
- * resume later after each wait, so they apply only where host threads outnumber CPUs. Replay times waits with its
- * replaying device's own (default) mode.
+ * resume later after each wait, so they apply only where host threads outnumber CPUs. Replay does not model it: it
+ * times waits with its replaying device's own (default) mode.
  */
 record SchedulingLever(SchedulingMode mode) implements Restarting {
   SchedulingLever {

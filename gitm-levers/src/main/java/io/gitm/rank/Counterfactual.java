@@ -24,9 +24,10 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Counterfactual replay: predicts a lever's effect by re-timing the captured trace on the simulated-device engine
- * under the lever's change ({@link Lever#counterfactual}). It is the one place levers meet the replay engine. The prediction is relative to the engine's own
- * replay of the unchanged trace, so the model's bias on this job cancels; its uncertainty combines the spread over
- * seeds with how far the unchanged replay lands from what was observed.
+ * under the lever's change ({@link Lever#counterfactual}), composed after the changes of levers already kept; it is
+ * where levers meet the replay engine. The prediction is relative to the engine's own replay of the unchanged trace,
+ * so the model's bias on this job cancels; its uncertainty combines the spread over seeds with how far the unchanged
+ * replay lands from what was observed.
  */
 public final class Counterfactual {
   /** Seeds each prediction is replayed with. */

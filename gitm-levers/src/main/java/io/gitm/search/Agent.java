@@ -55,6 +55,10 @@ import java.util.OptionalDouble;
  *
  * <p>A search can be resumed: given the trials of an interrupted search, the agent replays its decisions, reusing
  * each earlier trial's verdict (and the anchor it produced) instead of running it again.
+ *
+ * <p>Each call of {@link #optimize} runs one {@code Search}, a controller whose state sits in named parts: the
+ * anchor, the trials, the ledger of what they taught, the roster of candidates, the bundles of deferred levers with
+ * their enablers, the allowance of time and tolerance, and how the search stops.
  */
 public final class Agent {
   final Ticker ticker;

@@ -24,7 +24,10 @@ record SyntheticLever(String id, SafetyClass safety, boolean reopen, boolean app
     return new SyntheticLever(id, SafetyClass.A, false, true, 0, first);
   }
 
-  /** A lever that applies only while lever {@code other} is not in the setup (as a pool threshold before preallocation). */
+  /**
+   * A lever that applies only while lever {@code other} is not in the setup (as a pool threshold before
+   * preallocation).
+   */
   static SyntheticLever excludedBy(String id, String other) {
     return new SyntheticLever(id, SafetyClass.A, false, true, 0, "!" + other);
   }

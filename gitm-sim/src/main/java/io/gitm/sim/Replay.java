@@ -305,44 +305,12 @@ public final class Replay {
     }
   }
 
+  /** Re-issues one host call on {@code d} with its device work, as {@code c} changes it. */
   private static void issue(SimDevice d, Call call, Plan c) {
     ApiCallRecord a = call.api();
-    List<KernelRecord> kernels = call.kernels();
     switch (a.kind()) {
-      case LAUNCH -> {
-        if (kernels.isEmpty()) {
-          d.replayOther(a.name(), a.durationNs());
-        } else if (kernels.size() == 1 && !a.name().contains("Graph")) {
-          KernelRecord k = kernels.getFirst();
-          d.replayLaunch(k.name(), call.configs().getFirst(), work(kernels.getFirst(), call.work().getFirst(), c),
-              observed(k, call.work().getFirst(), c), k.stream(), a.name(), true);
-        } else {
-          List<Runnable> nodes = new ArrayList<>();
-          for (int i = 0; i < kernels.size(); i++) {
-            KernelRecord k = kernels.get(i);
-            LaunchConfig config = call.configs().get(i);
-            Work w = work(k, call.work().get(i), c);
-            long observed = observed(k, call.work().get(i), c);
-            nodes.add(() -> d.replayGraphNode(k.name(), config, w, observed, k.stream()));
-          }
-          d.replayGraphLaunch(nodes);
-        }
-      }
-      case COPY -> {
-        CopyRecord cr = call.copy();
-        if (cr == null) {
-          d.replayOther(a.name(), a.durationNs());
-          return;
-        }
-        MemoryKind src = pin(cr.srcKind(), c);
-        MemoryKind dst = pin(cr.dstKind(), c);
-        boolean sync = !a.name().contains("Async");
-        if (c.copiesOnSideStream() && cr.kind() == CopyKind.HTOD && !sync) {
-          d.replayCopy(cr.kind(), cr.bytes(), src, dst, SIDE_STREAM_OFFSET + cr.stream(), false, cr.stream());
-        } else {
-          d.replayCopy(cr.kind(), cr.bytes(), src, dst, cr.stream(), sync, -1);
-        }
-      }
+      case LAUNCH -> launch(d, call, c);
+      case COPY -> copy(d, call, c);
       case MEMSET -> {
         MemsetRecord m = call.memset();
         if (m == null) {
@@ -351,20 +319,7 @@ public final class Replay {
           d.replayMemset(m.bytes(), m.value(), m.stream());
         }
       }
-      case ALLOC, FREE -> {
-        boolean alloc = a.kind() == ApiKind.ALLOC;
-        String n = a.name();
-        if (n.contains("Host")) {
-          d.replayOther(n, a.durationNs());
-          return;
-        }
-        boolean plain = !n.contains("Async");
-        if (plain && c.poolAllocations()) {
-          d.replayAllocator(alloc, false, alloc ? "cuMemAllocAsync" : "cuMemFreeAsync", 0);
-        } else {
-          d.replayAllocator(alloc, plain, n, plain ? call.ownNs() : 0);
-        }
-      }
+      case ALLOC, FREE -> allocator(d, call, c);
       case SYNC -> {
         SyncRecord s = call.sync();
         if (s == null) {
@@ -376,6 +331,64 @@ public final class Replay {
         }
       }
       default -> d.replayOther(a.name(), a.durationNs());
+    }
+  }
+
+  /** A launch: one kernel launched on its own, or several (a graph launch) as one graph. */
+  private static void launch(SimDevice d, Call call, Plan c) {
+    ApiCallRecord a = call.api();
+    List<KernelRecord> kernels = call.kernels();
+    if (kernels.isEmpty()) {
+      d.replayOther(a.name(), a.durationNs());
+    } else if (kernels.size() == 1 && !a.name().contains("Graph")) {
+      KernelRecord k = kernels.getFirst();
+      d.replayLaunch(k.name(), call.configs().getFirst(), work(kernels.getFirst(), call.work().getFirst(), c),
+          observed(k, call.work().getFirst(), c), k.stream(), a.name(), true);
+    } else {
+      List<Runnable> nodes = new ArrayList<>();
+      for (int i = 0; i < kernels.size(); i++) {
+        KernelRecord k = kernels.get(i);
+        LaunchConfig config = call.configs().get(i);
+        Work w = work(k, call.work().get(i), c);
+        long observed = observed(k, call.work().get(i), c);
+        nodes.add(() -> d.replayGraphNode(k.name(), config, w, observed, k.stream()));
+      }
+      d.replayGraphLaunch(nodes);
+    }
+  }
+
+  /** A copy, from pinned memory under pinned copies, and on a side stream of its own where the change moves it. */
+  private static void copy(SimDevice d, Call call, Plan c) {
+    ApiCallRecord a = call.api();
+    CopyRecord cr = call.copy();
+    if (cr == null) {
+      d.replayOther(a.name(), a.durationNs());
+      return;
+    }
+    MemoryKind src = pin(cr.srcKind(), c);
+    MemoryKind dst = pin(cr.dstKind(), c);
+    boolean sync = !a.name().contains("Async");
+    if (c.copiesOnSideStream() && cr.kind() == CopyKind.HTOD && !sync) {
+      d.replayCopy(cr.kind(), cr.bytes(), src, dst, SIDE_STREAM_OFFSET + cr.stream(), false, cr.stream());
+    } else {
+      d.replayCopy(cr.kind(), cr.bytes(), src, dst, cr.stream(), sync, -1);
+    }
+  }
+
+  /** A device allocation or free: a stream-ordered pool call under pool allocations, else as recorded. */
+  private static void allocator(SimDevice d, Call call, Plan c) {
+    ApiCallRecord a = call.api();
+    boolean alloc = a.kind() == ApiKind.ALLOC;
+    String n = a.name();
+    if (n.contains("Host")) {
+      d.replayOther(n, a.durationNs());
+      return;
+    }
+    boolean plain = !n.contains("Async");
+    if (plain && c.poolAllocations()) {
+      d.replayAllocator(alloc, false, alloc ? "cuMemAllocAsync" : "cuMemFreeAsync", 0);
+    } else {
+      d.replayAllocator(alloc, plain, n, plain ? call.ownNs() : 0);
     }
   }
 
