@@ -6,6 +6,7 @@ import io.gitm.sim.Replay;
 import io.gitm.sim.SimDevice;
 import io.gitm.sim.SimSpec;
 import io.gitm.trace.KernelRecord;
+import io.gitm.trace.TraceChange;
 import io.gitm.trace.TraceRecord;
 import io.gitm.trace.TraceSink;
 import io.gitm.trace.Work;
@@ -153,7 +154,7 @@ public final class SimHftRun {
     long records = 0;
     int replays = 0;
     while (simulated < o.simulatedNs()) {
-      Replay.Prediction p = replay.predict(spec, Replay.Change.none(), o.seed() + 1 + replays);
+      Replay.Prediction p = replay.predict(spec, TraceChange.none(), o.seed() + 1 + replays);
       simulated += p.totalNs();
       records += p.records().size();
       replays++;

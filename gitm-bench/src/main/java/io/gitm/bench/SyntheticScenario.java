@@ -1,15 +1,14 @@
 package io.gitm.bench;
 
-import io.gitm.analysis.attribution.Cause;
 import io.gitm.bench.SearchHarness.Scenario;
 import io.gitm.job.Job;
 import io.gitm.job.TrialFailure;
 import io.gitm.levers.Lever;
 import io.gitm.levers.LeverContext;
+import io.gitm.levers.LeverSpec;
 import io.gitm.levers.SafetyClass;
 import io.gitm.levers.Setup;
 import io.gitm.rank.Candidate;
-import io.gitm.sim.Replay;
 import io.gitm.workload.OutputDigest;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -24,7 +23,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -95,23 +93,8 @@ final class SyntheticScenario {
     static final String PREFIX = "lever:";
 
     @Override
-    public String description() {
-      return "synthetic lever " + id;
-    }
-
-    @Override
-    public Set<Cause> addresses() {
-      return Set.of();
-    }
-
-    @Override
-    public SafetyClass safety() {
-      return SafetyClass.A;
-    }
-
-    @Override
-    public Scope scope() {
-      return Scope.MANAGED;
+    public LeverSpec spec() {
+      return new LeverSpec(id, "synthetic lever " + id, Set.of(), SafetyClass.A, Scope.MANAGED);
     }
 
     @Override
@@ -124,11 +107,6 @@ final class SyntheticScenario {
       TreeMap<String, String> variants = new TreeMap<>(setup.config().kernelVariants());
       variants.put(PREFIX + id, "on");
       return setup.withConfig(setup.config().withKernelVariants(variants));
-    }
-
-    @Override
-    public Optional<Replay.Change> counterfactual(Replay.Change base) {
-      return Optional.empty();
     }
 
     static Set<String> marked(Setup setup) {

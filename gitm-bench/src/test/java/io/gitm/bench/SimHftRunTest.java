@@ -9,6 +9,14 @@ import io.gitm.trace.ApiCallRecord;
 import io.gitm.trace.KernelRecord;
 import io.gitm.trace.Precision;
 import io.gitm.trace.StateSample;
+import io.gitm.trace.TraceChange;
+import io.gitm.trace.TraceChange.CopiesOnSideStream;
+import io.gitm.trace.TraceChange.DeviceFaults;
+import io.gitm.trace.TraceChange.GraphLaunches;
+import io.gitm.trace.TraceChange.HostGapScale;
+import io.gitm.trace.TraceChange.KernelPrecision;
+import io.gitm.trace.TraceChange.PinnedCopies;
+import io.gitm.trace.TraceChange.PoolAllocations;
 import io.gitm.trace.TraceRecord;
 import io.gitm.trace.Work;
 import io.gitm.trace.WorkRecord;
@@ -118,12 +126,12 @@ class SimHftRunTest {
     }
     Replay replay = Replay.of(trace, (KernelRecord k) -> work.get(k.correlationId()));
     MessageDigest md = sha256();
-    List<Replay.Change> changes = List.of(Replay.Change.none(),
-        Replay.Change.none().withPinnedCopies().withPoolAllocations(),
-        Replay.Change.none().withPinnedCopies().withGraphLaunches().withCopiesOnSideStream().withHostGapScale(0.5),
-        Replay.Change.none().withPrecision(Precision.INT32, Precision.FP32).withFaults("serialized-streams"));
+    List<TraceChange> changes = List.of(TraceChange.none(),
+        TraceChange.of(new PinnedCopies(), new PoolAllocations()),
+        TraceChange.of(new PinnedCopies(), new GraphLaunches(), new CopiesOnSideStream(), new HostGapScale(0.5)),
+        TraceChange.of(new KernelPrecision(Precision.INT32, Precision.FP32), new DeviceFaults("serialized-streams")));
     int seed = 1;
-    for (Replay.Change c : changes) {
+    for (TraceChange c : changes) {
       Replay.Prediction p = replay.predict(SimSpec.preset("h200"), c, seed++);
       assertThat(p.records()).hasSizeGreaterThan(1000);
       for (TraceRecord r : p.records()) {

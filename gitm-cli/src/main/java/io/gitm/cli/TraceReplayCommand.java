@@ -6,6 +6,14 @@ import io.gitm.trace.ClockDomain;
 import io.gitm.trace.DeclaredWork;
 import io.gitm.trace.DeviceKind;
 import io.gitm.trace.Precision;
+import io.gitm.trace.TraceChange;
+import io.gitm.trace.TraceChange.CopiesOnSideStream;
+import io.gitm.trace.TraceChange.DeviceFaults;
+import io.gitm.trace.TraceChange.GraphLaunches;
+import io.gitm.trace.TraceChange.HostGapScale;
+import io.gitm.trace.TraceChange.KernelPrecision;
+import io.gitm.trace.TraceChange.PinnedCopies;
+import io.gitm.trace.TraceChange.PoolAllocations;
 import io.gitm.trace.TraceDevice;
 import io.gitm.trace.TraceMeta;
 import io.gitm.trace.TraceRecord;
@@ -20,10 +28,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine;
 
 /**
  * {@code gitm trace replay TRACE [--preset P] [--change C,...] [--faults SPEC] [--seconds S] [--out FILE]}: the
@@ -90,7 +98,7 @@ final class TraceReplayCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(cl, e.getMessage());
     }
-    Replay.Change change = change(cl, changes).withFaults(faults);
+    TraceChange change = change(cl, changes).with(new DeviceFaults(faults));
     TraceFiles.requireInput(cl, input);
     if (out != null) {
       TraceFiles.requireOutput(cl, input, out);
@@ -115,8 +123,8 @@ final class TraceReplayCommand implements Callable<Integer> {
     Replay.Prediction first;
     try {
       // the baseline is the trace as it was, on a device without faults; the faults belong to the change
-      unchanged = replay.predict(device, Replay.Change.none(), seed);
-      first = change.equals(Replay.Change.none()) ? unchanged : replay.predict(device, change, seed);
+      unchanged = replay.predict(device, TraceChange.none(), seed);
+      first = change.equals(TraceChange.none()) ? unchanged : replay.predict(device, change, seed);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(cl, e.getMessage());
     }
@@ -165,8 +173,8 @@ final class TraceReplayCommand implements Callable<Integer> {
   }
 
   /** The change {@code names} describe; a usage error names an unknown one. */
-  static Replay.Change change(CommandLine cl, List<String> names) {
-    Replay.Change c = Replay.Change.none();
+  static TraceChange change(CommandLine cl, List<String> names) {
+    TraceChange c = TraceChange.none();
     for (String raw : names) {
       String n = raw.strip().toLowerCase(Locale.ROOT);
       if (n.startsWith("host-gaps=")) {
@@ -179,16 +187,16 @@ final class TraceReplayCommand implements Callable<Integer> {
         if (!(f >= 0) || Double.isInfinite(f)) {
           throw new CommandLine.ParameterException(cl, "--change host-gaps takes a factor >= 0, got '" + raw + "'");
         }
-        c = c.withHostGapScale(f);
+        c = c.with(new HostGapScale(f));
         continue;
       }
       c = switch (n) {
-        case "pinned-copies" -> c.withPinnedCopies();
-        case "pool-allocations" -> c.withPoolAllocations();
-        case "graph-launches" -> c.withGraphLaunches();
-        case "side-stream-copies" -> c.withCopiesOnSideStream();
-        case "tf32" -> c.withPrecision(Precision.FP32, Precision.TF32);
-        case "bf16" -> c.withPrecision(Precision.FP32, Precision.BF16);
+        case "pinned-copies" -> c.with(new PinnedCopies());
+        case "pool-allocations" -> c.with(new PoolAllocations());
+        case "graph-launches" -> c.with(new GraphLaunches());
+        case "side-stream-copies" -> c.with(new CopiesOnSideStream());
+        case "tf32" -> c.with(new KernelPrecision(Precision.FP32, Precision.TF32));
+        case "bf16" -> c.with(new KernelPrecision(Precision.FP32, Precision.BF16));
         default -> throw new CommandLine.ParameterException(cl, "unknown --change '" + raw + "'; known: "
             + String.join(", ", CHANGES));
       };

@@ -2,39 +2,22 @@ package io.gitm.levers;
 
 import io.gitm.analysis.attribution.Cause;
 import io.gitm.device.HostMemoryKind;
-import io.gitm.sim.Replay;
 import io.gitm.workload.Knob;
-import java.util.Optional;
 import java.util.Set;
 
 /**
  * Copies queued on the compute stream ({@code cuMemcpyAsync}) instead of synchronous with the host: the host goes on
- * queueing work while the copy runs. Needs pinned host memory (from pageable memory the driver still blocks).
+ * queueing work while the copy runs. Needs pinned host memory (from pageable memory the driver still blocks). Replay
+ * does not model it.
  */
 record AsyncCopies() implements Lever {
-  @Override
-  public String id() {
-    return "async-copies";
-  }
+  private static final LeverSpec SPEC = new LeverSpec("async-copies",
+      "queue host copies on the stream instead of waiting for each one", Set.of(Cause.SYNCHRONOUS_HOST_CALLS),
+      SafetyClass.A, Scope.MANAGED);
 
   @Override
-  public String description() {
-    return "queue host copies on the stream instead of waiting for each one";
-  }
-
-  @Override
-  public Set<Cause> addresses() {
-    return Set.of(Cause.SYNCHRONOUS_HOST_CALLS);
-  }
-
-  @Override
-  public SafetyClass safety() {
-    return SafetyClass.A;
-  }
-
-  @Override
-  public Scope scope() {
-    return Scope.MANAGED;
+  public LeverSpec spec() {
+    return SPEC;
   }
 
   @Override
@@ -57,10 +40,5 @@ record AsyncCopies() implements Lever {
   public Setup apply(Setup s, LeverContext c) {
     var cfg = s.config();
     return s.withConfig(cfg.withStreams(cfg.streams(), true, cfg.copyComputeOverlap()));
-  }
-
-  @Override
-  public Optional<Replay.Change> counterfactual(Replay.Change base) {
-    return Optional.empty();
   }
 }

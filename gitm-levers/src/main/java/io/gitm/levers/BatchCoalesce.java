@@ -1,15 +1,14 @@
 package io.gitm.levers;
 
 import io.gitm.analysis.attribution.Cause;
-import io.gitm.sim.Replay;
 import io.gitm.workload.Knob;
-import java.util.Optional;
 import java.util.Set;
 
 /**
  * {@code factor} input batches merged into one device batch: one set of copies and launches serves them all, so
  * per-batch host costs are paid {@code factor} times less often (each input batch's latency grows). Only where the
- * workload declares coalescing allowed (it honours {@link Knob#BATCH_COALESCE}).
+ * workload declares coalescing allowed (it honours {@link Knob#BATCH_COALESCE}). Replay does not model it: it cannot
+ * merge the recorded calls of several batches.
  */
 record BatchCoalesce(int factor) implements Lever {
   BatchCoalesce {
@@ -19,28 +18,9 @@ record BatchCoalesce(int factor) implements Lever {
   }
 
   @Override
-  public String id() {
-    return "batch-coalesce-" + factor;
-  }
-
-  @Override
-  public String description() {
-    return "merge " + factor + " input batches into one device batch";
-  }
-
-  @Override
-  public Set<Cause> addresses() {
-    return Set.of(Cause.LAUNCH_BOUND_HOST, Cause.SYNCHRONOUS_HOST_CALLS);
-  }
-
-  @Override
-  public SafetyClass safety() {
-    return SafetyClass.A;
-  }
-
-  @Override
-  public Scope scope() {
-    return Scope.MANAGED;
+  public LeverSpec spec() {
+    return new LeverSpec("batch-coalesce-" + factor, "merge " + factor + " input batches into one device batch",
+        Set.of(Cause.LAUNCH_BOUND_HOST, Cause.SYNCHRONOUS_HOST_CALLS), SafetyClass.A, Scope.MANAGED);
   }
 
   @Override
@@ -59,11 +39,5 @@ record BatchCoalesce(int factor) implements Lever {
   @Override
   public Setup apply(Setup s, LeverContext c) {
     return s.withConfig(s.config().withBatchCoalesce(factor));
-  }
-
-  /** Empty: replay cannot merge the recorded calls of several batches. */
-  @Override
-  public Optional<Replay.Change> counterfactual(Replay.Change base) {
-    return Optional.empty();
   }
 }

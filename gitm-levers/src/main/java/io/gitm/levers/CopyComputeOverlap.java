@@ -2,7 +2,8 @@ package io.gitm.levers;
 
 import io.gitm.analysis.attribution.Cause;
 import io.gitm.device.HostMemoryKind;
-import io.gitm.sim.Replay;
+import io.gitm.trace.TraceChange;
+import io.gitm.trace.TraceChange.CopiesOnSideStream;
 import io.gitm.workload.ExecutionConfig;
 import io.gitm.workload.Knob;
 import java.util.Optional;
@@ -13,29 +14,13 @@ import java.util.Set;
  * upload runs on a copy engine while this batch's kernels run.
  */
 record CopyComputeOverlap() implements Lever {
-  @Override
-  public String id() {
-    return "copy-compute-overlap";
-  }
+  private static final LeverSpec SPEC = new LeverSpec("copy-compute-overlap",
+      "run copies asynchronously on their own streams, ordered with compute by events",
+      Set.of(Cause.FALSE_SERIALIZATION, Cause.SYNCHRONOUS_HOST_CALLS), SafetyClass.A, Scope.MANAGED);
 
   @Override
-  public String description() {
-    return "run copies asynchronously on their own streams, ordered with compute by events";
-  }
-
-  @Override
-  public Set<Cause> addresses() {
-    return Set.of(Cause.FALSE_SERIALIZATION, Cause.SYNCHRONOUS_HOST_CALLS);
-  }
-
-  @Override
-  public SafetyClass safety() {
-    return SafetyClass.A;
-  }
-
-  @Override
-  public Scope scope() {
-    return Scope.MANAGED;
+  public LeverSpec spec() {
+    return SPEC;
   }
 
   @Override
@@ -68,7 +53,7 @@ record CopyComputeOverlap() implements Lever {
   }
 
   @Override
-  public Optional<Replay.Change> counterfactual(Replay.Change base) {
-    return Optional.of(base.withCopiesOnSideStream());
+  public Optional<TraceChange> counterfactual() {
+    return Optional.of(TraceChange.of(new CopiesOnSideStream()));
   }
 }

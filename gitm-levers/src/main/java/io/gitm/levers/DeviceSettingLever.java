@@ -2,8 +2,6 @@ package io.gitm.levers;
 
 import io.gitm.analysis.attribution.Cause;
 import io.gitm.device.DeviceRequest;
-import io.gitm.sim.Replay;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -11,8 +9,9 @@ import java.util.Set;
  * ({@code power-limit-w=default}, when something lowered it and the clock throttles to stay under it) or the SM
  * clock ({@code sm-clock-mhz=default}: application clocks unlocked, when a clock lock holds it below boost). Used
  * only with {@code --allow-device-settings}, on the simulated device; the NVIDIA backend refuses device settings.
+ * Replay does not model it: its replaying device keeps its own clock and power model.
  */
-record DeviceSettingLever(String setting, Cause cause) implements Lever {
+record DeviceSettingLever(String setting, Cause cause) implements Restarting {
   static final String DEFAULT = "default";
 
   DeviceSettingLever {
@@ -34,30 +33,12 @@ record DeviceSettingLever(String setting, Cause cause) implements Lever {
   }
 
   @Override
-  public String id() {
-    return setting.equals(DeviceRequest.POWER_LIMIT_W) ? "power-limit-restore" : "sm-clock-restore";
-  }
-
-  @Override
-  public String description() {
-    return setting.equals(DeviceRequest.POWER_LIMIT_W)
-        ? "restore the board's default power limit when the device is opened"
+  public LeverSpec spec() {
+    boolean power = setting.equals(DeviceRequest.POWER_LIMIT_W);
+    String description = power ? "restore the board's default power limit when the device is opened"
         : "unlock the SM clock (application clocks back to default) when the device is opened";
-  }
-
-  @Override
-  public Set<Cause> addresses() {
-    return Set.of(cause);
-  }
-
-  @Override
-  public SafetyClass safety() {
-    return SafetyClass.C;
-  }
-
-  @Override
-  public Scope scope() {
-    return Scope.DEVICE;
+    return new LeverSpec(power ? "power-limit-restore" : "sm-clock-restore", description, Set.of(cause),
+        SafetyClass.C, Scope.DEVICE);
   }
 
   @Override
@@ -78,17 +59,5 @@ record DeviceSettingLever(String setting, Cause cause) implements Lever {
   @Override
   public Setup apply(Setup s, LeverContext c) {
     return s.withDeviceSetting(setting, DEFAULT);
-  }
-
-  /** Empty: replay cannot change one device setting (its replaying device keeps the clock and power model). */
-  @Override
-  public Optional<Replay.Change> counterfactual(Replay.Change base) {
-    return Optional.empty();
-  }
-
-  /** Reopening the device context and the workload's session. */
-  @Override
-  public double trialCostSeconds() {
-    return 1.0;
   }
 }

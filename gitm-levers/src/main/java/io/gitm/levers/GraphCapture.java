@@ -2,9 +2,10 @@ package io.gitm.levers;
 
 import io.gitm.analysis.attribution.Cause;
 import io.gitm.device.HostMemoryKind;
-import io.gitm.sim.Replay;
-import io.gitm.workload.ExecutionConfig.Allocation;
+import io.gitm.trace.TraceChange;
+import io.gitm.trace.TraceChange.GraphLaunches;
 import io.gitm.workload.ExecutionConfig;
+import io.gitm.workload.ExecutionConfig.Allocation;
 import io.gitm.workload.Knob;
 import java.util.Optional;
 import java.util.Set;
@@ -15,29 +16,13 @@ import java.util.Set;
  * buffers and asynchronous copies from pinned memory on one stream, so those must already be in effect.
  */
 record GraphCapture() implements Lever {
-  @Override
-  public String id() {
-    return "graph-capture";
-  }
+  private static final LeverSpec SPEC = new LeverSpec("graph-capture",
+      "capture one iteration's work as a CUDA graph and replay it with a single launch",
+      Set.of(Cause.LAUNCH_BOUND_HOST), SafetyClass.A, Scope.MANAGED);
 
   @Override
-  public String description() {
-    return "capture one iteration's work as a CUDA graph and replay it with a single launch";
-  }
-
-  @Override
-  public Set<Cause> addresses() {
-    return Set.of(Cause.LAUNCH_BOUND_HOST);
-  }
-
-  @Override
-  public SafetyClass safety() {
-    return SafetyClass.A;
-  }
-
-  @Override
-  public Scope scope() {
-    return Scope.MANAGED;
+  public LeverSpec spec() {
+    return SPEC;
   }
 
   @Override
@@ -50,7 +35,8 @@ record GraphCapture() implements Lever {
     if (cfg.graphCapture()) {
       return Applicability.no("iterations are already captured as graphs");
     }
-    if (cfg.hostMemory() != HostMemoryKind.PINNED || !cfg.asyncCopies() || cfg.allocation() != Allocation.PREALLOCATED) {
+    if (cfg.hostMemory() != HostMemoryKind.PINNED || !cfg.asyncCopies()
+        || cfg.allocation() != Allocation.PREALLOCATED) {
       return Applicability.no("a graph replays asynchronous copies from pinned memory into fixed buffers: apply "
           + "pinned-host-memory, async-copies and preallocate first");
     }
@@ -68,7 +54,7 @@ record GraphCapture() implements Lever {
   }
 
   @Override
-  public Optional<Replay.Change> counterfactual(Replay.Change base) {
-    return Optional.of(base.withGraphLaunches());
+  public Optional<TraceChange> counterfactual() {
+    return Optional.of(TraceChange.of(new GraphLaunches()));
   }
 }

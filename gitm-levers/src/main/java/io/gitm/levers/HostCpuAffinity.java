@@ -2,15 +2,14 @@ package io.gitm.levers;
 
 import io.gitm.analysis.attribution.Cause;
 import io.gitm.os.CpuAffinity;
-import io.gitm.sim.Replay;
-import java.util.Optional;
 import java.util.Set;
 
 /**
  * The job's host thread (a managed job's: the thread that runs its iterations) or a process job's threads pinned to
  * one CPU: a CPU of the GPU's NUMA node when known ({@link LeverContext#FACT_GPU_LOCAL_CPU}), else the host's last
  * CPU (away from CPU 0, which takes most interrupts). The thread stops migrating between cores and keeps its caches.
- * Managed jobs pin through {@link CpuAffinity} (Linux only).
+ * Managed jobs pin through {@link CpuAffinity} (Linux only). Replay does not model it: the trace does not show
+ * migrations.
  */
 record HostCpuAffinity(Scope scope) implements Lever {
   HostCpuAffinity {
@@ -20,23 +19,10 @@ record HostCpuAffinity(Scope scope) implements Lever {
   }
 
   @Override
-  public String id() {
-    return scope == Scope.MANAGED ? "cpu-affinity" : "process-cpu-affinity";
-  }
-
-  @Override
-  public String description() {
-    return "pin the job's host " + (scope == Scope.MANAGED ? "thread" : "threads") + " to one CPU near the GPU";
-  }
-
-  @Override
-  public Set<Cause> addresses() {
-    return Set.of(Cause.LAUNCH_BOUND_HOST);
-  }
-
-  @Override
-  public SafetyClass safety() {
-    return SafetyClass.A;
+  public LeverSpec spec() {
+    return new LeverSpec(scope == Scope.MANAGED ? "cpu-affinity" : "process-cpu-affinity",
+        "pin the job's host " + (scope == Scope.MANAGED ? "thread" : "threads") + " to one CPU near the GPU",
+        Set.of(Cause.LAUNCH_BOUND_HOST), SafetyClass.A, scope);
   }
 
   @Override
@@ -89,11 +75,5 @@ record HostCpuAffinity(Scope scope) implements Lever {
           + LeverContext.FACT_HOST_CPUS + " fact");
     }
     return s.withCpus(Set.of(cpu));
-  }
-
-  /** Empty: the trace does not show migrations. */
-  @Override
-  public Optional<Replay.Change> counterfactual(Replay.Change base) {
-    return Optional.empty();
   }
 }

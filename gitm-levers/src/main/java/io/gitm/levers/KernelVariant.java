@@ -1,18 +1,17 @@
 package io.gitm.levers;
 
 import io.gitm.analysis.attribution.Cause;
-import io.gitm.sim.Replay;
 import io.gitm.workload.Knob;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 
 /**
  * One shipped variant of one kernel family ({@link io.gitm.workload.WorkloadSpec#kernelVariants()}; the first listed
  * is the family's default): a different implementation of the same computation, e.g. hft-lob's warp-per-instrument
- * book kernel. Its id is {@code kernel-variant:<family>=<variant>}.
+ * book kernel. Its id is {@code kernel-variant:<family>=<variant>}. Replay does not model it: it would need the
+ * variant's work model, which the trace does not carry.
  */
 record KernelVariant(String family, String variant) implements Lever {
   static final String PREFIX = "kernel-variant:";
@@ -34,30 +33,12 @@ record KernelVariant(String family, String variant) implements Lever {
     return new KernelVariant(rest.substring(0, eq), rest.substring(eq + 1));
   }
 
+  /** Class A: the workload ships its variants as interchangeable implementations of the same computation. */
   @Override
-  public String id() {
-    return PREFIX + family + "=" + variant;
-  }
-
-  @Override
-  public String description() {
-    return "run kernel family " + family + " with its shipped variant '" + variant + "'";
-  }
-
-  @Override
-  public Set<Cause> addresses() {
-    return Set.of(Cause.MEMORY_BOUND_BELOW_ROOFLINE, Cause.EXCESS_TRAFFIC);
-  }
-
-  /** A: the workload ships its variants as interchangeable implementations of the same computation. */
-  @Override
-  public SafetyClass safety() {
-    return SafetyClass.A;
-  }
-
-  @Override
-  public Scope scope() {
-    return Scope.MANAGED;
+  public LeverSpec spec() {
+    return new LeverSpec(PREFIX + family + "=" + variant,
+        "run kernel family " + family + " with its shipped variant '" + variant + "'",
+        Set.of(Cause.MEMORY_BOUND_BELOW_ROOFLINE, Cause.EXCESS_TRAFFIC), SafetyClass.A, Scope.MANAGED);
   }
 
   @Override
@@ -83,12 +64,6 @@ record KernelVariant(String family, String variant) implements Lever {
     Map<String, String> v = new TreeMap<>(s.config().kernelVariants());
     v.put(family, variant);
     return s.withConfig(s.config().withKernelVariants(v));
-  }
-
-  /** Empty: replay would need the variant's work model, which the trace does not carry. */
-  @Override
-  public Optional<Replay.Change> counterfactual(Replay.Change base) {
-    return Optional.empty();
   }
 
   /** Another variant of the kernel runs. */

@@ -1,9 +1,7 @@
 package io.gitm.levers;
 
 import io.gitm.analysis.attribution.Cause;
-import io.gitm.sim.Replay;
 import io.gitm.workload.Knob;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -11,32 +9,18 @@ import java.util.Set;
  * persisting, so that repeated reads hit L2 instead of device memory. The window asked for is three quarters of the
  * device's L2; the workload caps it at the buffer's size and the backend the persisting part at the device's limit.
  * The window is a stream attribute set on the job's own streams, so the lever applies only once the job runs on them
- * (it does not move the job off the legacy default stream itself).
+ * (it does not move the job off the legacy default stream itself). Replay does not model it: the trace does not say
+ * which bytes a kernel read from the window.
  */
 record L2PersistWindow() implements Lever {
-  @Override
-  public String id() {
-    return "l2-persist-window";
-  }
+  private static final LeverSpec SPEC = new LeverSpec("l2-persist-window",
+      "mark the workload's hot buffer as persisting in L2 (access-policy window)",
+      Set.of(Cause.MEMORY_BOUND_BELOW_ROOFLINE, Cause.EXCESS_TRAFFIC, Cause.MEMORY_DEGRADED), SafetyClass.A,
+      Scope.MANAGED);
 
   @Override
-  public String description() {
-    return "mark the workload's hot buffer as persisting in L2 (access-policy window)";
-  }
-
-  @Override
-  public Set<Cause> addresses() {
-    return Set.of(Cause.MEMORY_BOUND_BELOW_ROOFLINE, Cause.EXCESS_TRAFFIC, Cause.MEMORY_DEGRADED);
-  }
-
-  @Override
-  public SafetyClass safety() {
-    return SafetyClass.A;
-  }
-
-  @Override
-  public Scope scope() {
-    return Scope.MANAGED;
+  public LeverSpec spec() {
+    return SPEC;
   }
 
   @Override
@@ -68,11 +52,5 @@ record L2PersistWindow() implements Lever {
       throw new IllegalArgumentException("l2-persist-window needs the device's L2 size");
     }
     return s.withConfig(s.config().withL2PersistBytes(c.device().l2CacheBytes() / 4L * 3));
-  }
-
-  /** Empty: the trace does not say which bytes a kernel read from the window. */
-  @Override
-  public Optional<Replay.Change> counterfactual(Replay.Change base) {
-    return Optional.empty();
   }
 }

@@ -1,28 +1,43 @@
 package io.gitm.levers;
 
 import io.gitm.analysis.attribution.Cause;
-import io.gitm.sim.Replay;
+import io.gitm.trace.TraceChange;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.Set;
 
 /**
  * One intervention of the library: a pure map from a {@link Setup} to another that really changes how the job runs.
- * Reverting a lever is returning to the anchor setup, so a lever holds no state.
+ * Reverting a lever is returning to the anchor setup, so a lever holds no state. What it is ({@link #spec}) is data;
+ * what it does is {@link #check}, {@link #apply} and, where replay models it, {@link #counterfactual}.
  */
 public interface Lever {
+  /** Its id, description, the causes it addresses, its safety class and scope. */
+  LeverSpec spec();
+
   /** Stable id, e.g. {@code pinned-host-memory}; used in journals, reports and {@code --levers}. */
-  String id();
+  default String id() {
+    return spec().id();
+  }
 
   /** What it does, in one sentence. */
-  String description();
+  default String description() {
+    return spec().description();
+  }
 
   /** The causes it addresses. */
-  Set<Cause> addresses();
+  default Set<Cause> addresses() {
+    return spec().addresses();
+  }
 
-  SafetyClass safety();
+  default SafetyClass safety() {
+    return spec().safety();
+  }
 
   /** Which kind of job it acts on. */
-  Scope scope();
+  default Scope scope() {
+    return spec().scope();
+  }
 
   /** Whether it applies in {@code context}, and if not, why not. */
   Applicability check(LeverContext context);
@@ -31,18 +46,21 @@ public interface Lever {
   Setup apply(Setup setup, LeverContext context);
 
   /**
-   * How the captured trace would change under this lever, for counterfactual replay; empty when replay does not
-   * model it (the agent then has only its prior).
+   * How the captured trace would run under this lever, for counterfactual replay: its own change, which the ranking
+   * composes after those of levers already kept; empty when replay does not model it (the agent then has only its
+   * prior).
    */
-  Optional<Replay.Change> counterfactual(Replay.Change base);
+  default Optional<TraceChange> counterfactual() {
+    return Optional.empty();
+  }
 
   /**
    * The gain this lever expects from what the facts show (e.g. the share of device time in FP32 GEMMs for TF32), as
    * a fraction (0.2 = 20% better); empty when it has no estimate of its own (the attributed causes it addresses then
    * give its prior).
    */
-  default java.util.OptionalDouble expectedGain(LeverContext context) {
-    return java.util.OptionalDouble.empty();
+  default OptionalDouble expectedGain(LeverContext context) {
+    return OptionalDouble.empty();
   }
 
   /**
@@ -76,7 +94,6 @@ public interface Lever {
     DEVICE
   }
 
-  /** The outcome of a lever's precondition check. */
   /**
    * Whether a lever applies, and why (not).
    *

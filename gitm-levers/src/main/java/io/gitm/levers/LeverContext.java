@@ -1,5 +1,6 @@
 package io.gitm.levers;
 
+import io.gitm.analysis.attribution.Cause;
 import io.gitm.analysis.attribution.Hypothesis;
 import io.gitm.device.DeviceInfo;
 import io.gitm.workload.WorkloadSpec;
@@ -69,7 +70,7 @@ public record LeverContext(WorkloadSpec workload, DeviceInfo device, List<Hypoth
   }
 
   /** Whether the attribution names {@code cause} among its hypotheses. */
-  public boolean suspects(io.gitm.analysis.attribution.Cause cause) {
+  public boolean suspects(Cause cause) {
     return hypotheses.stream().anyMatch(h -> h.cause() == cause);
   }
 }

@@ -4,8 +4,10 @@ import io.gitm.device.MathMode;
 import io.gitm.device.SchedulingMode;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The intervention library: every lever gitm knows, by id. Kernel-variant levers exist per workload (one per variant
@@ -88,10 +90,10 @@ public final class Levers {
   public static List<Lever> candidates(LeverContext context) {
     List<Lever> out = new ArrayList<>(FIXED);
     if (context.workload() != null) {
-      for (var e : new java.util.TreeMap<>(context.workload().kernelVariants()).entrySet()) {
+      for (var e : new TreeMap<>(context.workload().kernelVariants()).entrySet()) {
         // the first variant is the family's default, which the shipped setup already runs: choosing it again would
         // only undo another variant the gate kept
-        for (String v : new java.util.LinkedHashSet<>(e.getValue().subList(Math.min(1, e.getValue().size()),
+        for (String v : new LinkedHashSet<>(e.getValue().subList(Math.min(1, e.getValue().size()),
             e.getValue().size()))) {
           out.add(new KernelVariant(e.getKey(), v));
         }

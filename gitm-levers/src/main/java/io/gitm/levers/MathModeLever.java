@@ -1,9 +1,9 @@
 package io.gitm.levers;
 
-import io.gitm.analysis.attribution.Cause;
 import io.gitm.device.MathMode;
-import io.gitm.sim.Replay;
 import io.gitm.trace.Precision;
+import io.gitm.trace.TraceChange;
+import io.gitm.trace.TraceChange.KernelPrecision;
 import io.gitm.workload.Knob;
 import java.util.Locale;
 import java.util.Optional;
@@ -22,28 +22,10 @@ record MathModeLever(MathMode mode) implements Lever {
   }
 
   @Override
-  public String id() {
-    return "math-mode-" + mode.name().toLowerCase(Locale.ROOT);
-  }
-
-  @Override
-  public String description() {
-    return "compute FP32 GEMMs in " + mode + " on tensor cores (cuBLAS math mode)";
-  }
-
-  @Override
-  public Set<Cause> addresses() {
-    return Set.of();
-  }
-
-  @Override
-  public SafetyClass safety() {
-    return SafetyClass.B;
-  }
-
-  @Override
-  public Scope scope() {
-    return Scope.MANAGED;
+  public LeverSpec spec() {
+    return new LeverSpec("math-mode-" + mode.name().toLowerCase(Locale.ROOT),
+        "compute FP32 GEMMs in " + mode + " on tensor cores (cuBLAS math mode)", Set.of(), SafetyClass.B,
+        Scope.MANAGED);
   }
 
   @Override
@@ -71,8 +53,9 @@ record MathModeLever(MathMode mode) implements Lever {
   }
 
   @Override
-  public Optional<Replay.Change> counterfactual(Replay.Change base) {
-    return Optional.of(base.withPrecision(Precision.FP32, mode == MathMode.TF32 ? Precision.TF32 : Precision.BF16));
+  public Optional<TraceChange> counterfactual() {
+    return Optional.of(TraceChange.of(new KernelPrecision(Precision.FP32,
+        mode == MathMode.TF32 ? Precision.TF32 : Precision.BF16)));
   }
 
   /** cuBLAS runs other GEMM kernels, in another precision. */

@@ -1,8 +1,9 @@
 package io.gitm.levers;
 
 import io.gitm.analysis.attribution.Cause;
-import io.gitm.sim.Replay;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.Set;
 
 /**
@@ -11,32 +12,16 @@ import java.util.Set;
  * that the OpenMP thread pools of its processes (each sized to every core by default) do not oversubscribe the cores
  * and starve the thread that launches GPU work.
  */
-record OmpThreads() implements Lever {
+record OmpThreads() implements Restarting {
   static final String VARIABLE = "OMP_NUM_THREADS";
 
-  @Override
-  public String id() {
-    return "env-omp-threads";
-  }
+  private static final LeverSpec SPEC = new LeverSpec("env-omp-threads",
+      "set OMP_NUM_THREADS to the job's CPUs divided among its busy processes", Set.of(Cause.LAUNCH_BOUND_HOST),
+      SafetyClass.A, Scope.PROCESS);
 
   @Override
-  public String description() {
-    return "set OMP_NUM_THREADS to the job's CPUs divided among its busy processes";
-  }
-
-  @Override
-  public Set<Cause> addresses() {
-    return Set.of(Cause.LAUNCH_BOUND_HOST);
-  }
-
-  @Override
-  public SafetyClass safety() {
-    return SafetyClass.A;
-  }
-
-  @Override
-  public Scope scope() {
-    return Scope.PROCESS;
+  public LeverSpec spec() {
+    return SPEC;
   }
 
   @Override
@@ -90,9 +75,9 @@ record OmpThreads() implements Lever {
    * that fact, none of its own.
    */
   @Override
-  public java.util.OptionalDouble expectedGain(LeverContext c) {
+  public OptionalDouble expectedGain(LeverContext c) {
     double procs = c.fact(LeverContext.FACT_JOB_PROCESSES, Double.NaN);
-    return procs > 1 ? java.util.OptionalDouble.of(Math.min(1.0, 0.25 * (procs - 1))) : java.util.OptionalDouble.empty();
+    return procs > 1 ? OptionalDouble.of(Math.min(1.0, 0.25 * (procs - 1))) : OptionalDouble.empty();
   }
 
   @Override
@@ -101,19 +86,9 @@ record OmpThreads() implements Lever {
     if (!(procs > 1)) {
       return Optional.empty();
     }
-    return Optional.of(String.format(java.util.Locale.ROOT, "the traced run had %.0f processes busy at once (fact %s)"
+    return Optional.of(String.format(Locale.ROOT, "the traced run had %.0f processes busy at once (fact %s)"
         + " on %.0f CPUs, each with a thread pool as large as the machine by default", procs,
         LeverContext.FACT_JOB_PROCESSES, c.fact(LeverContext.FACT_HOST_CPUS, Runtime.getRuntime()
             .availableProcessors())));
-  }
-
-  @Override
-  public Optional<Replay.Change> counterfactual(Replay.Change base) {
-    return Optional.empty();
-  }
-
-  @Override
-  public double trialCostSeconds() {
-    return 1.0;
   }
 }

@@ -2,7 +2,8 @@ package io.gitm.levers;
 
 import io.gitm.analysis.attribution.Cause;
 import io.gitm.device.HostMemoryKind;
-import io.gitm.sim.Replay;
+import io.gitm.trace.TraceChange;
+import io.gitm.trace.TraceChange.PinnedCopies;
 import io.gitm.workload.Knob;
 import java.util.Optional;
 import java.util.Set;
@@ -12,29 +13,14 @@ import java.util.Set;
  * staged by the driver through a bounce buffer while the host waits.
  */
 record PinnedHostMemory() implements Lever {
-  @Override
-  public String id() {
-    return "pinned-host-memory";
-  }
+  private static final LeverSpec SPEC = new LeverSpec("pinned-host-memory",
+      "allocate the host staging buffers pinned, so copies run by DMA at the pinned rate",
+      Set.of(Cause.PAGEABLE_COPIES, Cause.HOST_LINK_DEGRADED, Cause.SYNCHRONOUS_HOST_CALLS), SafetyClass.A,
+      Scope.MANAGED);
 
   @Override
-  public String description() {
-    return "allocate the host staging buffers pinned, so copies run by DMA at the pinned rate";
-  }
-
-  @Override
-  public Set<Cause> addresses() {
-    return Set.of(Cause.PAGEABLE_COPIES, Cause.HOST_LINK_DEGRADED, Cause.SYNCHRONOUS_HOST_CALLS);
-  }
-
-  @Override
-  public SafetyClass safety() {
-    return SafetyClass.A;
-  }
-
-  @Override
-  public Scope scope() {
-    return Scope.MANAGED;
+  public LeverSpec spec() {
+    return SPEC;
   }
 
   @Override
@@ -55,7 +41,7 @@ record PinnedHostMemory() implements Lever {
   }
 
   @Override
-  public Optional<Replay.Change> counterfactual(Replay.Change base) {
-    return Optional.of(base.withPinnedCopies());
+  public Optional<TraceChange> counterfactual() {
+    return Optional.of(TraceChange.of(new PinnedCopies()));
   }
 }

@@ -1,14 +1,13 @@
 package io.gitm.levers;
 
 import io.gitm.analysis.attribution.Cause;
-import io.gitm.sim.Replay;
 import io.gitm.workload.Knob;
-import java.util.Optional;
 import java.util.Set;
 
 /**
  * Independent batches pipelined round-robin over {@code streams} streams, so that one batch's copies and kernels
- * overlap another's and the host queues ahead (the workload orders what depends on earlier batches by events).
+ * overlap another's and the host queues ahead (the workload orders what depends on earlier batches by events). Replay
+ * does not model it: it re-issues the trace's streams as recorded (one host thread, no re-mapping of batches).
  */
 record PipelineStreams(int streams) implements Lever {
   PipelineStreams {
@@ -18,28 +17,10 @@ record PipelineStreams(int streams) implements Lever {
   }
 
   @Override
-  public String id() {
-    return "streams-" + streams;
-  }
-
-  @Override
-  public String description() {
-    return "pipeline independent batches over " + streams + " streams";
-  }
-
-  @Override
-  public Set<Cause> addresses() {
-    return Set.of(Cause.FALSE_SERIALIZATION, Cause.LAUNCH_BOUND_HOST, Cause.SYNCHRONOUS_HOST_CALLS);
-  }
-
-  @Override
-  public SafetyClass safety() {
-    return SafetyClass.A;
-  }
-
-  @Override
-  public Scope scope() {
-    return Scope.MANAGED;
+  public LeverSpec spec() {
+    return new LeverSpec("streams-" + streams, "pipeline independent batches over " + streams + " streams",
+        Set.of(Cause.FALSE_SERIALIZATION, Cause.LAUNCH_BOUND_HOST, Cause.SYNCHRONOUS_HOST_CALLS), SafetyClass.A,
+        Scope.MANAGED);
   }
 
   @Override
@@ -59,11 +40,5 @@ record PipelineStreams(int streams) implements Lever {
   public Setup apply(Setup s, LeverContext c) {
     var cfg = s.config();
     return s.withConfig(cfg.withStreams(streams, cfg.asyncCopies(), cfg.copyComputeOverlap()));
-  }
-
-  /** Empty: replay re-issues the trace's streams as recorded (one host thread, no re-mapping of batches). */
-  @Override
-  public Optional<Replay.Change> counterfactual(Replay.Change base) {
-    return Optional.empty();
   }
 }

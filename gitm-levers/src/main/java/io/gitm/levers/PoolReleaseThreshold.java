@@ -1,44 +1,26 @@
 package io.gitm.levers;
 
 import io.gitm.analysis.attribution.Cause;
-import io.gitm.sim.Replay;
 import io.gitm.workload.ExecutionConfig.Allocation;
 import io.gitm.workload.Knob;
-import java.util.Optional;
 import java.util.Set;
 
 /**
  * The memory pool keeps what it reserved instead of releasing it at every synchronization (release threshold set to
  * the largest value, CUDA's {@code UINT64_MAX} idiom), so later stream-ordered allocations are served from the pool
- * instead of growing it again.
+ * instead of growing it again. Replay does not model it: it serves every pooled allocation from the pool already.
  */
 record PoolReleaseThreshold() implements Lever {
   /** The threshold set: keep everything. */
   static final long KEEP_ALL = Long.MAX_VALUE;
 
-  @Override
-  public String id() {
-    return "pool-release-threshold";
-  }
+  private static final LeverSpec SPEC = new LeverSpec("pool-release-threshold",
+      "let the stream-ordered memory pool keep its reservation across synchronizations", Set.of(Cause.ALLOCATOR_STALL),
+      SafetyClass.A, Scope.MANAGED);
 
   @Override
-  public String description() {
-    return "let the stream-ordered memory pool keep its reservation across synchronizations";
-  }
-
-  @Override
-  public Set<Cause> addresses() {
-    return Set.of(Cause.ALLOCATOR_STALL);
-  }
-
-  @Override
-  public SafetyClass safety() {
-    return SafetyClass.A;
-  }
-
-  @Override
-  public Scope scope() {
-    return Scope.MANAGED;
+  public LeverSpec spec() {
+    return SPEC;
   }
 
   @Override
@@ -61,11 +43,5 @@ record PoolReleaseThreshold() implements Lever {
   @Override
   public Setup apply(Setup s, LeverContext c) {
     return s.withConfig(s.config().withAllocation(Allocation.POOL, KEEP_ALL));
-  }
-
-  /** Empty: replay serves every pooled allocation from the pool already (it does not model growth). */
-  @Override
-  public Optional<Replay.Change> counterfactual(Replay.Change base) {
-    return Optional.empty();
   }
 }

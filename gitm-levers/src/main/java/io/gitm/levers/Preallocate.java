@@ -1,63 +1,30 @@
 package io.gitm.levers;
 
-import io.gitm.analysis.attribution.Cause;
-import io.gitm.sim.Replay;
 import io.gitm.workload.ExecutionConfig.Allocation;
-import io.gitm.workload.Knob;
-import java.util.Optional;
-import java.util.Set;
 
 /** Per-batch device buffers allocated once, when the job starts, and reused by every batch. */
-record Preallocate() implements Lever {
+record Preallocate() implements AllocationLever {
+  private static final LeverSpec SPEC = new LeverSpec("preallocate",
+      "allocate the per-batch device buffers once and reuse them for every batch", ADDRESSES, SafetyClass.A,
+      Scope.MANAGED);
+
   @Override
-  public String id() {
-    return "preallocate";
+  public LeverSpec spec() {
+    return SPEC;
   }
 
   @Override
-  public String description() {
-    return "allocate the per-batch device buffers once and reuse them for every batch";
+  public Allocation to() {
+    return Allocation.PREALLOCATED;
   }
 
   @Override
-  public Set<Cause> addresses() {
-    return Set.of(Cause.ALLOCATOR_STALL, Cause.SYNCHRONOUS_HOST_CALLS);
+  public String alreadyThere(Allocation now) {
+    return now == Allocation.PREALLOCATED ? "buffers are already preallocated" : null;
   }
 
   @Override
-  public SafetyClass safety() {
-    return SafetyClass.A;
-  }
-
-  @Override
-  public Scope scope() {
-    return Scope.MANAGED;
-  }
-
-  @Override
-  public Applicability check(LeverContext c) {
-    Applicability no = Checks.honours(c, Knob.ALLOCATION);
-    if (no != null) {
-      return no;
-    }
-    Allocation a = c.setup().config().allocation();
-    if (a == Allocation.PREALLOCATED) {
-      return Applicability.no("buffers are already preallocated");
-    }
-    if (a == Allocation.PER_BATCH) {
-      no = Checks.observed(c, LeverContext.FACT_PLAIN_ALLOCATIONS, "plain device allocations");
-    }
-    return no != null ? no : Applicability.yes("every batch allocates its buffers (" + a + ")");
-  }
-
-  @Override
-  public Setup apply(Setup s, LeverContext c) {
-    return s.withConfig(s.config().withAllocation(Allocation.PREALLOCATED, 0));
-  }
-
-  /** Replay's pool transform: each allocation costs a pool call, the closest it models to none. */
-  @Override
-  public Optional<Replay.Change> counterfactual(Replay.Change base) {
-    return Optional.of(base.withPoolAllocations());
+  public String applies(Allocation now) {
+    return "every batch allocates its buffers (" + now + ")";
   }
 }

@@ -2,9 +2,8 @@ package io.gitm.levers;
 
 import io.gitm.analysis.attribution.Cause;
 import io.gitm.device.SchedulingMode;
-import io.gitm.sim.Replay;
+import io.gitm.trace.DeviceKind;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -12,9 +11,10 @@ import java.util.Set;
  * is opened, so a trial reopens it). {@code SPIN} resumes at once after each wait and keeps a core busy while it
  * waits (from {@code AUTO} it applies only where CUDA's heuristic may not spin: more contexts than logical CPUs, or
  * CPUs unknown); {@code YIELD} and {@code BLOCKING_SYNC} give the core to the job's other host threads and
- * resume later after each wait, so they apply only where host threads outnumber CPUs.
+ * resume later after each wait, so they apply only where host threads outnumber CPUs. Replay does not model it: it
+ * times waits with its replaying device's own (default) mode.
  */
-record SchedulingLever(SchedulingMode mode) implements Lever {
+record SchedulingLever(SchedulingMode mode) implements Restarting {
   SchedulingLever {
     if (mode == null || mode == SchedulingMode.AUTO) {
       throw new IllegalArgumentException("a scheduling lever needs SPIN, YIELD or BLOCKING_SYNC, got " + mode);
@@ -22,33 +22,16 @@ record SchedulingLever(SchedulingMode mode) implements Lever {
   }
 
   @Override
-  public String id() {
-    return "sched-" + mode.name().toLowerCase(Locale.ROOT).replace('_', '-');
-  }
-
-  @Override
-  public String description() {
-    return switch (mode) {
+  public LeverSpec spec() {
+    String description = switch (mode) {
       case SPIN -> "open the device context with spin-waiting: the host resumes as soon as the device is done";
       case YIELD -> "open the device context with yield-waiting: the waiting host thread yields its core";
       case BLOCKING_SYNC -> "open the device context with blocking sync: the waiting host thread sleeps";
       case AUTO -> throw new IllegalStateException();
     };
-  }
-
-  @Override
-  public Set<Cause> addresses() {
-    return mode == SchedulingMode.SPIN ? Set.of(Cause.SYNCHRONOUS_HOST_CALLS) : Set.of(Cause.LAUNCH_BOUND_HOST);
-  }
-
-  @Override
-  public SafetyClass safety() {
-    return SafetyClass.A;
-  }
-
-  @Override
-  public Scope scope() {
-    return Scope.MANAGED;
+    return new LeverSpec("sched-" + mode.name().toLowerCase(Locale.ROOT).replace('_', '-'), description,
+        mode == SchedulingMode.SPIN ? Set.of(Cause.SYNCHRONOUS_HOST_CALLS) : Set.of(Cause.LAUNCH_BOUND_HOST),
+        SafetyClass.A, Scope.MANAGED);
   }
 
   @Override
@@ -89,7 +72,7 @@ record SchedulingLever(SchedulingMode mode) implements Lever {
    * {@link #MANAGED_CONTEXTS} at once (a gate's two arms side by side). The simulated device's AUTO always spins.
    */
   static String autoSpins(LeverContext c) {
-    if (c.device() != null && c.device().kind() == io.gitm.trace.DeviceKind.SIMULATED) {
+    if (c.device() != null && c.device().kind() == DeviceKind.SIMULATED) {
       return "the simulated device's AUTO spins";
     }
     double cpus = c.fact(LeverContext.FACT_HOST_CPUS, Double.NaN);
@@ -105,17 +88,5 @@ record SchedulingLever(SchedulingMode mode) implements Lever {
   @Override
   public Setup apply(Setup s, LeverContext c) {
     return s.withScheduling(mode);
-  }
-
-  /** Empty: replay re-times waits with the replaying device's own (default) mode. */
-  @Override
-  public Optional<Replay.Change> counterfactual(Replay.Change base) {
-    return Optional.empty();
-  }
-
-  /** Reopening the device context and the workload's session. */
-  @Override
-  public double trialCostSeconds() {
-    return 1.0;
   }
 }

@@ -2,9 +2,11 @@ package io.gitm.levers;
 
 import io.gitm.device.SchedulingMode;
 import io.gitm.workload.ExecutionConfig;
+import java.util.Collections;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedSet;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -28,7 +30,7 @@ public record Setup(ExecutionConfig config, SchedulingMode scheduling, Map<Strin
     scheduling = scheduling == null ? SchedulingMode.AUTO : scheduling;
     deviceSettings = Map.copyOf(deviceSettings == null ? Map.of() : deviceSettings);
     environment = Map.copyOf(environment == null ? Map.of() : environment);
-    cpus = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(cpus == null ? Set.of() : cpus));
+    cpus = Collections.unmodifiableSortedSet(new TreeSet<>(cpus == null ? Set.of() : cpus));
   }
 
   /** The setup a job ships with: its shipped configuration and nothing changed around it. */
@@ -49,13 +51,13 @@ public record Setup(ExecutionConfig config, SchedulingMode scheduling, Map<Strin
   }
 
   public Setup withDeviceSetting(String name, String value) {
-    Map<String, String> m = new java.util.TreeMap<>(deviceSettings);
+    Map<String, String> m = new TreeMap<>(deviceSettings);
     m.put(name, value);
     return new Setup(config, scheduling, m, environment, cpus);
   }
 
   public Setup withEnvironment(String name, String value) {
-    Map<String, String> m = new java.util.TreeMap<>(environment);
+    Map<String, String> m = new TreeMap<>(environment);
     m.put(name, value);
     return new Setup(config, scheduling, deviceSettings, m, cpus);
   }

@@ -1,9 +1,7 @@
 package io.gitm.levers;
 
 import io.gitm.analysis.attribution.Cause;
-import io.gitm.sim.Replay;
 import io.gitm.workload.Knob;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -11,35 +9,19 @@ import java.util.Set;
  * The preference changes only kernels that use shared memory (for the others the driver already gives L1 the array):
  * they trade shared memory, so resident blocks per multiprocessor, for a larger L1. It applies only where the trace
  * shows kernels with shared memory ({@link LeverContext#FACT_SHARED_MEMORY_KERNELS}); the simulated device models the
- * residency it costs, not the L1 it gives.
+ * residency it costs, not the L1 it gives. Replay does not model L1.
  */
 record SharedCarveout() implements Lever {
   /** Carve-out set: all of the array to L1. */
   static final int MAX_L1 = 0;
 
-  @Override
-  public String id() {
-    return "shared-carveout-max-l1";
-  }
+  private static final LeverSpec SPEC = new LeverSpec("shared-carveout-max-l1",
+      "prefer the largest L1 (shared-memory carve-out 0%) for the workload's kernels",
+      Set.of(Cause.MEMORY_BOUND_BELOW_ROOFLINE), SafetyClass.A, Scope.MANAGED);
 
   @Override
-  public String description() {
-    return "prefer the largest L1 (shared-memory carve-out 0%) for the workload's kernels";
-  }
-
-  @Override
-  public Set<Cause> addresses() {
-    return Set.of(Cause.MEMORY_BOUND_BELOW_ROOFLINE);
-  }
-
-  @Override
-  public SafetyClass safety() {
-    return SafetyClass.A;
-  }
-
-  @Override
-  public Scope scope() {
-    return Scope.MANAGED;
+  public LeverSpec spec() {
+    return SPEC;
   }
 
   @Override
@@ -70,11 +52,5 @@ record SharedCarveout() implements Lever {
   @Override
   public Setup apply(Setup s, LeverContext c) {
     return s.withConfig(s.config().withSharedCarveout(MAX_L1));
-  }
-
-  /** Empty: replay does not model L1. */
-  @Override
-  public Optional<Replay.Change> counterfactual(Replay.Change base) {
-    return Optional.empty();
   }
 }

@@ -2,41 +2,24 @@ package io.gitm.levers;
 
 import io.gitm.analysis.attribution.Cause;
 import io.gitm.device.DeviceInfo;
-import io.gitm.sim.Replay;
 import io.gitm.workload.Knob;
-import java.util.Optional;
 import java.util.Set;
 
 /**
  * The latency-critical stream created at the device's greatest (most urgent) priority, so that its blocks are
  * scheduled before those of the job's bulk streams (priority 0). The workload says which stream that is (hft-lob: the
  * signal stream that runs book, features and signal); it exists beside bulk streams only with several compute
- * streams, so the lever applies only there and changes nothing but that stream's priority.
+ * streams, so the lever applies only there and changes nothing but that stream's priority. Replay does not model stream
+ * priorities.
  */
 record StreamPriority() implements Lever {
-  @Override
-  public String id() {
-    return "stream-priority";
-  }
+  private static final LeverSpec SPEC = new LeverSpec("stream-priority",
+      "create the latency-critical stream at the device's highest priority", Set.of(Cause.FALSE_SERIALIZATION),
+      SafetyClass.A, Scope.MANAGED);
 
   @Override
-  public String description() {
-    return "create the latency-critical stream at the device's highest priority";
-  }
-
-  @Override
-  public Set<Cause> addresses() {
-    return Set.of(Cause.FALSE_SERIALIZATION);
-  }
-
-  @Override
-  public SafetyClass safety() {
-    return SafetyClass.A;
-  }
-
-  @Override
-  public Scope scope() {
-    return Scope.MANAGED;
+  public LeverSpec spec() {
+    return SPEC;
   }
 
   @Override
@@ -69,14 +52,9 @@ record StreamPriority() implements Lever {
   @Override
   public Setup apply(Setup s, LeverContext c) {
     if (c.device() == null) {
-      throw new IllegalArgumentException("stream-priority needs the device's priority range, and the device is unknown");
+      throw new IllegalArgumentException("stream-priority needs the device's priority range, and the device is "
+          + "unknown");
     }
     return s.withConfig(s.config().withLatencyStreamPriority(c.device().greatestStreamPriority()));
-  }
-
-  /** Empty: replay does not model stream priorities. */
-  @Override
-  public Optional<Replay.Change> counterfactual(Replay.Change base) {
-    return Optional.empty();
   }
 }

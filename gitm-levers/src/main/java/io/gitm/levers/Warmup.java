@@ -1,40 +1,23 @@
 package io.gitm.levers;
 
 import io.gitm.analysis.attribution.Cause;
-import io.gitm.sim.Replay;
 import io.gitm.workload.Knob;
-import java.util.Optional;
 import java.util.Set;
 
 /**
  * Modules loaded and one untimed iteration run on throwaway state when the job opens (eager loading and warm-up), so
  * that lazy initialization (module loading, first-launch setup, first allocations) is paid before the measured
- * iterations. Results are unchanged.
+ * iterations. Results are unchanged. Replay does not model it: it has no cold start to remove (it re-times recorded
+ * calls on a fresh device).
  */
 record Warmup() implements Lever {
-  @Override
-  public String id() {
-    return "warmup";
-  }
+  private static final LeverSpec SPEC = new LeverSpec("warmup",
+      "load modules eagerly and run one untimed iteration before measuring", Set.of(Cause.COLD_START), SafetyClass.A,
+      Scope.MANAGED);
 
   @Override
-  public String description() {
-    return "load modules eagerly and run one untimed iteration before measuring";
-  }
-
-  @Override
-  public Set<Cause> addresses() {
-    return Set.of(Cause.COLD_START);
-  }
-
-  @Override
-  public SafetyClass safety() {
-    return SafetyClass.A;
-  }
-
-  @Override
-  public Scope scope() {
-    return Scope.MANAGED;
+  public LeverSpec spec() {
+    return SPEC;
   }
 
   @Override
@@ -52,11 +35,5 @@ record Warmup() implements Lever {
   @Override
   public Setup apply(Setup s, LeverContext c) {
     return s.withConfig(s.config().withWarmup(true));
-  }
-
-  /** Empty: replay has no cold start to remove (it re-times recorded calls on a fresh device). */
-  @Override
-  public Optional<Replay.Change> counterfactual(Replay.Change base) {
-    return Optional.empty();
   }
 }

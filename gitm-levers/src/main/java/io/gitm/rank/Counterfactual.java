@@ -4,21 +4,30 @@ import io.gitm.levers.Lever;
 import io.gitm.sim.Replay;
 import io.gitm.sim.SimSpec;
 import io.gitm.trace.ApiCallRecord;
+import io.gitm.trace.CopyRecord;
 import io.gitm.trace.KernelRecord;
+import io.gitm.trace.MemsetRecord;
+import io.gitm.trace.SyncRecord;
+import io.gitm.trace.TraceChange;
 import io.gitm.trace.TraceRecord;
 import io.gitm.trace.Work;
 import io.gitm.trace.WorkRecord;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Counterfactual replay: predicts a lever's effect by re-timing the captured trace on the simulated-device engine
- * under the lever's transformation ({@link Lever#counterfactual}). The prediction is relative to the engine's own
- * replay of the unchanged trace, so the model's bias on this job cancels; its uncertainty combines the spread over
- * seeds with how far the unchanged replay lands from what was observed.
+ * under the lever's change ({@link Lever#counterfactual}), composed after the changes of levers already kept; it is
+ * where levers meet the replay engine. The prediction is relative to the engine's own replay of the unchanged trace,
+ * so the model's bias on this job cancels; its uncertainty combines the spread over seeds with how far the unchanged
+ * replay lands from what was observed.
  */
 public final class Counterfactual {
   /** Seeds each prediction is replayed with. */
@@ -32,7 +41,7 @@ public final class Counterfactual {
   private final double baselineNs;
   private final double baselineSpread;
   /** Replayed time (mean, relative spread) under the changes of kept levers, by those changes. */
-  private final Map<Replay.Change, double[]> anchors = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<TraceChange, double[]> anchors = new ConcurrentHashMap<>();
 
   private Counterfactual(Replay replay, SimSpec spec, long observedNs, double baselineNs, double baselineSpread) {
     this.replay = replay;
@@ -76,7 +85,7 @@ public final class Counterfactual {
     }
     double[] base = new double[SEEDS];
     for (int s = 0; s < SEEDS; s++) {
-      base[s] = replay.predict(spec, Replay.Change.none(), s + 1).totalNs();
+      base[s] = replay.predict(spec, TraceChange.none(), s + 1).totalNs();
     }
     double mean = mean(base);
     return Optional.of(new Counterfactual(replay, spec, replay.observedNs(), mean, sd(base, mean) / mean));
@@ -98,17 +107,17 @@ public final class Counterfactual {
    * share of a job the kept levers already made faster; kept levers replay does not model add nothing to either side.
    */
   public Prediction predictOnTop(Lever lever, List<Lever> kept) {
-    Replay.Change base = Replay.Change.none();
+    TraceChange base = TraceChange.none();
     for (Lever k : kept) {
-      base = k.counterfactual(base).orElse(base);
+      base = base.and(k.counterfactual().orElse(TraceChange.none()));
     }
-    Optional<Replay.Change> change = lever.counterfactual(base);
+    Optional<TraceChange> change = lever.counterfactual().map(base::and);
     if (change.isEmpty()) {
       return new Prediction(lever.id(), 0, 0, 0, "not modelled by replay");
     }
     double anchorNs = baselineNs;
     double anchorSpread = baselineSpread;
-    if (!base.equals(Replay.Change.none())) {
+    if (!base.equals(TraceChange.none())) {
       double[] a = anchors.computeIfAbsent(base, b -> {
         double[] t = new double[SEEDS];
         for (int s = 0; s < SEEDS; s++) {
@@ -144,12 +153,12 @@ public final class Counterfactual {
     if (calls.isEmpty()) {
       return new ArrayList<>(trace);
     }
-    calls.sort(java.util.Comparator.comparingLong(ApiCallRecord::startNs));
+    calls.sort(Comparator.comparingLong(ApiCallRecord::startNs));
     int from = calls.size() > 20 ? calls.size() / 10 : 0;
     int to = Math.min(calls.size(), from + MAX_CALLS);
     long t0 = calls.get(from).startNs();
     long t1 = calls.get(to - 1).endNs();
-    java.util.Set<Long> corr = new java.util.HashSet<>();
+    Set<Long> corr = new HashSet<>();
     for (ApiCallRecord a : calls.subList(from, to)) {
       corr.add(a.correlationId());
     }
@@ -158,9 +167,9 @@ public final class Counterfactual {
       long c = switch (r) {
         case ApiCallRecord a -> a.correlationId();
         case KernelRecord k -> k.correlationId();
-        case io.gitm.trace.CopyRecord k -> k.correlationId();
-        case io.gitm.trace.MemsetRecord k -> k.correlationId();
-        case io.gitm.trace.SyncRecord k -> k.correlationId();
+        case CopyRecord k -> k.correlationId();
+        case MemsetRecord k -> k.correlationId();
+        case SyncRecord k -> k.correlationId();
         case WorkRecord k -> k.correlationId();
         default -> -1;
       };

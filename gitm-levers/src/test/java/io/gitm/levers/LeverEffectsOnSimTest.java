@@ -20,8 +20,9 @@ import io.gitm.trace.CopyRecord;
 import io.gitm.trace.KernelRecord;
 import io.gitm.trace.MemoryKind;
 import io.gitm.trace.StateField;
-import io.gitm.workload.ExecutionConfig.Allocation;
+import io.gitm.trace.TraceChange;
 import io.gitm.workload.ExecutionConfig;
+import io.gitm.workload.ExecutionConfig.Allocation;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -373,9 +374,9 @@ class LeverEffectsOnSimTest {
   void replayingTheShippedTraceUnderALeversCounterfactualPredictsTheDirectionTheLiveRunShows() throws Exception {
     Replay r = Replay.of(shipped.records(), k -> null);
     SimSpec h200 = SimSpec.preset("h200");
-    long unchanged = r.predict(h200, Replay.Change.none(), 1).totalNs();
+    long unchanged = r.predict(h200, TraceChange.none(), 1).totalNs();
     for (String id : List.of("pool-allocation", "preallocate", "pinned-host-memory")) {
-      Replay.Change c = Levers.byId(id).counterfactual(Replay.Change.none()).orElseThrow();
+      TraceChange c = Levers.byId(id).counterfactual().orElseThrow();
       long predicted = r.predict(h200, c, 1).totalNs();
       Outcome live = run(applied(id, Setup.shipped()));
       assertThat(live.metric()).as(id + " live").isGreaterThan(shipped.metric());

@@ -3,7 +3,11 @@ package io.gitm.levers;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.gitm.sim.Replay;
+import io.gitm.trace.TraceChange;
+import io.gitm.trace.TraceChange.CopiesOnSideStream;
+import io.gitm.trace.TraceChange.GraphLaunches;
+import io.gitm.trace.TraceChange.PinnedCopies;
+import io.gitm.trace.TraceChange.PoolAllocations;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -63,17 +67,18 @@ class LeversRegistryTest {
 
   @Test
   void counterfactualsMapToTheReplayTransformsTheyCorrespondTo() {
-    Replay.Change none = Replay.Change.none();
-    assertThat(Levers.byId("pinned-host-memory").counterfactual(none)).contains(none.withPinnedCopies());
-    assertThat(Levers.byId("pool-allocation").counterfactual(none)).contains(none.withPoolAllocations());
-    assertThat(Levers.byId("preallocate").counterfactual(none)).contains(none.withPoolAllocations());
-    assertThat(Levers.byId("graph-capture").counterfactual(none)).contains(none.withGraphLaunches());
-    assertThat(Levers.byId("copy-compute-overlap").counterfactual(none)).contains(none.withCopiesOnSideStream());
+    TraceChange none = TraceChange.none();
+    assertThat(Levers.byId("pinned-host-memory").counterfactual()).contains(none.with(new PinnedCopies()));
+    assertThat(Levers.byId("pool-allocation").counterfactual()).contains(none.with(new PoolAllocations()));
+    assertThat(Levers.byId("preallocate").counterfactual()).contains(none.with(new PoolAllocations()));
+    assertThat(Levers.byId("graph-capture").counterfactual()).contains(none.with(new GraphLaunches()));
+    assertThat(Levers.byId("copy-compute-overlap").counterfactual()).contains(none.with(new CopiesOnSideStream()));
     // composed onto what the base already changes
-    assertThat(Levers.byId("graph-capture").counterfactual(none.withPinnedCopies()))
-        .contains(none.withPinnedCopies().withGraphLaunches());
+    TraceChange pinned = none.with(new PinnedCopies());
+    assertThat(Levers.byId("graph-capture").counterfactual().map(pinned::and))
+        .contains(none.with(new PinnedCopies()).with(new GraphLaunches()));
     Map<String, Boolean> modelled = Levers.all().stream().collect(Collectors.toMap(Lever::id,
-        l -> l.counterfactual(none).isPresent()));
+        l -> l.counterfactual().isPresent()));
     assertThat(modelled.entrySet().stream().filter(Map.Entry::getValue).map(Map.Entry::getKey))
         .containsExactlyInAnyOrder("pinned-host-memory", "pool-allocation", "preallocate", "graph-capture",
             "copy-compute-overlap", "math-mode-tf32", "math-mode-bf16");

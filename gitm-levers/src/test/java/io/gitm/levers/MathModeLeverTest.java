@@ -8,10 +8,10 @@ import io.gitm.device.MathMode;
 import io.gitm.device.SchedulingMode;
 import io.gitm.job.Job;
 import io.gitm.job.ManagedJob;
-import io.gitm.sim.Replay;
 import io.gitm.trace.DeviceKind;
 import io.gitm.trace.KernelRecord;
 import io.gitm.trace.Precision;
+import io.gitm.trace.TraceChange.KernelPrecision;
 import io.gitm.workload.OutputDigest;
 import java.nio.file.Path;
 import java.util.List;
@@ -87,9 +87,9 @@ class MathModeLeverTest {
 
   @Test
   void theirCounterfactualRunsFp32KernelsInTheNewPrecision() {
-    assertThat(Levers.byId("math-mode-tf32").counterfactual(Replay.Change.none()).orElseThrow().precision())
-        .isEqualTo(Map.of(Precision.FP32, Precision.TF32));
-    assertThat(Levers.byId("math-mode-bf16").counterfactual(Replay.Change.none()).orElseThrow().precision())
-        .isEqualTo(Map.of(Precision.FP32, Precision.BF16));
+    assertThat(Levers.byId("math-mode-tf32").counterfactual().orElseThrow().transforms())
+        .containsExactly(new KernelPrecision(Precision.FP32, Precision.TF32));
+    assertThat(Levers.byId("math-mode-bf16").counterfactual().orElseThrow().transforms())
+        .containsExactly(new KernelPrecision(Precision.FP32, Precision.BF16));
   }
 }

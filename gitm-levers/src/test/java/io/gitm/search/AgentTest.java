@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import io.gitm.levers.LeverContext;
+import io.gitm.levers.LeverSpec;
 import io.gitm.levers.SafetyClass;
 import io.gitm.levers.Setup;
 import io.gitm.rank.Candidate;
@@ -656,28 +657,8 @@ class AgentTest {
   /** A lever whose apply fails, as a lever with a bug would. */
   private record ThrowingLever() implements io.gitm.levers.Lever {
     @Override
-    public String id() {
-      return "throws";
-    }
-
-    @Override
-    public String description() {
-      return "fails to apply";
-    }
-
-    @Override
-    public Set<io.gitm.analysis.attribution.Cause> addresses() {
-      return Set.of();
-    }
-
-    @Override
-    public SafetyClass safety() {
-      return SafetyClass.A;
-    }
-
-    @Override
-    public Scope scope() {
-      return Scope.MANAGED;
+    public LeverSpec spec() {
+      return new LeverSpec("throws", "fails to apply", Set.of(), SafetyClass.A, Scope.MANAGED);
     }
 
     @Override
@@ -688,11 +669,6 @@ class AgentTest {
     @Override
     public Setup apply(Setup setup, LeverContext context) {
       throw new IllegalArgumentException("no such knob");
-    }
-
-    @Override
-    public java.util.Optional<io.gitm.sim.Replay.Change> counterfactual(io.gitm.sim.Replay.Change base) {
-      return java.util.Optional.empty();
     }
   }
 }

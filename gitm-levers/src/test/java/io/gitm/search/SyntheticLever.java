@@ -1,12 +1,10 @@
 package io.gitm.search;
 
-import io.gitm.analysis.attribution.Cause;
 import io.gitm.levers.Lever;
 import io.gitm.levers.LeverContext;
+import io.gitm.levers.LeverSpec;
 import io.gitm.levers.SafetyClass;
 import io.gitm.levers.Setup;
-import io.gitm.sim.Replay;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -26,7 +24,10 @@ record SyntheticLever(String id, SafetyClass safety, boolean reopen, boolean app
     return new SyntheticLever(id, SafetyClass.A, false, true, 0, first);
   }
 
-  /** A lever that applies only while lever {@code other} is not in the setup (as a pool threshold before preallocation). */
+  /**
+   * A lever that applies only while lever {@code other} is not in the setup (as a pool threshold before
+   * preallocation).
+   */
   static SyntheticLever excludedBy(String id, String other) {
     return new SyntheticLever(id, SafetyClass.A, false, true, 0, "!" + other);
   }
@@ -55,18 +56,8 @@ record SyntheticLever(String id, SafetyClass safety, boolean reopen, boolean app
   }
 
   @Override
-  public String description() {
-    return "synthetic lever " + id;
-  }
-
-  @Override
-  public Set<Cause> addresses() {
-    return Set.of();
-  }
-
-  @Override
-  public Scope scope() {
-    return Scope.MANAGED;
+  public LeverSpec spec() {
+    return new LeverSpec(id, "synthetic lever " + id, Set.of(), safety, Scope.MANAGED);
   }
 
   @Override
@@ -88,10 +79,5 @@ record SyntheticLever(String id, SafetyClass safety, boolean reopen, boolean app
     TreeMap<String, String> variants = new TreeMap<>(setup.config().kernelVariants());
     variants.put(VARIANT + id, "on");
     return setup.withConfig(setup.config().withKernelVariants(variants));
-  }
-
-  @Override
-  public Optional<Replay.Change> counterfactual(Replay.Change base) {
-    return Optional.empty();
   }
 }

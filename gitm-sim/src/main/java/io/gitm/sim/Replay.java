@@ -5,27 +5,39 @@ import io.gitm.trace.ApiCallRecord;
 import io.gitm.trace.ApiKind;
 import io.gitm.trace.CopyKind;
 import io.gitm.trace.CopyRecord;
+import io.gitm.trace.KernelNames;
 import io.gitm.trace.KernelRecord;
 import io.gitm.trace.MemoryKind;
 import io.gitm.trace.MemsetRecord;
 import io.gitm.trace.Precision;
 import io.gitm.trace.SyncKind;
 import io.gitm.trace.SyncRecord;
+import io.gitm.trace.TraceChange;
+import io.gitm.trace.TraceChange.CopiesOnSideStream;
+import io.gitm.trace.TraceChange.DeviceFaults;
+import io.gitm.trace.TraceChange.GraphLaunches;
+import io.gitm.trace.TraceChange.HostGapScale;
+import io.gitm.trace.TraceChange.KernelPrecision;
+import io.gitm.trace.TraceChange.PinnedCopies;
+import io.gitm.trace.TraceChange.PoolAllocations;
+import io.gitm.trace.TraceChange.Transform;
 import io.gitm.trace.TraceRecord;
 import io.gitm.trace.Work;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * Trace-driven simulation: re-times a recorded trace under a changed configuration. The trace's host program is
+ * Trace-driven simulation: re-times a recorded trace under a {@link TraceChange}. The trace's host program is
  * rebuilt from its API calls in start order (one host thread): the time between one call's end and the next call's
- * start is the job's own host work and is kept (scaled by {@link Change#hostGapScale}); each call is re-issued on a
+ * start is the job's own host work and is kept (scaled by {@link HostGapScale}); each call is re-issued on a
  * fresh simulated device with its device work (matched by correlation id). A kernel is timed from its declared
  * {@link Work} when {@code work} knows it, else it keeps its observed duration. The prediction is the records the
  * simulated device emits and the span they cover.
@@ -122,7 +134,7 @@ public final class Replay {
           || a.name().contains("Host")) {
         continue;
       }
-      int i = java.util.Arrays.binarySearch(sorted, a.endNs());
+      int i = Arrays.binarySearch(sorted, a.endNs());
       int at = i >= 0 ? i : -i - 2; // the last device end at or before the call's end
       while (i >= 0 && at + 1 < sorted.length && sorted[at + 1] == a.endNs()) {
         at++;
@@ -158,7 +170,7 @@ public final class Replay {
   }
 
   /**
-   * A configuration change to predict.
+   * A {@link TraceChange} as this engine applies it.
    *
    * @param pinnedCopies pageable host copies become pinned (asynchronous, at the pinned rate)
    * @param poolAllocations plain allocations and frees become stream-ordered pool calls (no synchronization)
@@ -169,51 +181,28 @@ public final class Replay {
    * @param hostGapScale factor on the host time between calls (1 = unchanged; 0 = host-bound gaps removed)
    * @param faults the fault spec of the replaying device ({@code ""} = none: faults removed)
    */
-  public record Change(boolean pinnedCopies, boolean poolAllocations, boolean graphLaunches,
+  private record Plan(boolean pinnedCopies, boolean poolAllocations, boolean graphLaunches,
       boolean copiesOnSideStream, Map<Precision, Precision> precision, double hostGapScale, String faults) {
-    public Change {
-      precision = precision == null ? Map.of() : Map.copyOf(precision);
-      if (!(hostGapScale >= 0) || Double.isInfinite(hostGapScale)) {
-        throw new IllegalArgumentException("host gap scale must be a non-negative number, got " + hostGapScale);
+    static Plan of(TraceChange change) {
+      boolean pinned = false;
+      boolean pool = false;
+      boolean graphs = false;
+      boolean sideStream = false;
+      Map<Precision, Precision> precision = new EnumMap<>(Precision.class);
+      double gaps = 1.0;
+      String faults = "";
+      for (Transform t : change.transforms()) {
+        switch (t) {
+          case PinnedCopies _ -> pinned = true;
+          case PoolAllocations _ -> pool = true;
+          case GraphLaunches _ -> graphs = true;
+          case CopiesOnSideStream _ -> sideStream = true;
+          case KernelPrecision k -> precision.put(k.from(), k.to());
+          case HostGapScale h -> gaps = h.factor();
+          case DeviceFaults f -> faults = f.spec();
+        }
       }
-      faults = faults == null ? "" : faults;
-    }
-
-    /** No change: replays the trace as it was (a check of the model against the trace). */
-    public static Change none() {
-      return new Change(false, false, false, false, Map.of(), 1.0, "");
-    }
-
-    public Change withPinnedCopies() {
-      return new Change(true, poolAllocations, graphLaunches, copiesOnSideStream, precision, hostGapScale, faults);
-    }
-
-    public Change withPoolAllocations() {
-      return new Change(pinnedCopies, true, graphLaunches, copiesOnSideStream, precision, hostGapScale, faults);
-    }
-
-    public Change withGraphLaunches() {
-      return new Change(pinnedCopies, poolAllocations, true, copiesOnSideStream, precision, hostGapScale, faults);
-    }
-
-    public Change withCopiesOnSideStream() {
-      return new Change(pinnedCopies, poolAllocations, graphLaunches, true, precision, hostGapScale, faults);
-    }
-
-    public Change withPrecision(Precision from, Precision to) {
-      Map<Precision, Precision> m = new EnumMap<>(Precision.class);
-      m.putAll(precision);
-      m.put(from, to);
-      return new Change(pinnedCopies, poolAllocations, graphLaunches, copiesOnSideStream, m, hostGapScale, faults);
-    }
-
-    public Change withHostGapScale(double scale) {
-      return new Change(pinnedCopies, poolAllocations, graphLaunches, copiesOnSideStream, precision, scale, faults);
-    }
-
-    public Change withFaults(String spec) {
-      return new Change(pinnedCopies, poolAllocations, graphLaunches, copiesOnSideStream, precision, hostGapScale,
-          spec);
+      return new Plan(pinned, pool, graphs, sideStream, precision, gaps, faults);
     }
   }
 
@@ -232,11 +221,12 @@ public final class Replay {
   private static final int SIDE_STREAM_OFFSET = 1 << 20;
 
   /** Re-times the trace on a device of {@code spec} under {@code change}, with noise from {@code seed}. */
-  public Prediction predict(SimSpec spec, Change change, long seed) {
-    SimDevice d = new SimDevice(spec, seed, change.faults(), 0.02);
+  public Prediction predict(SimSpec spec, TraceChange change, long seed) {
+    Plan plan = Plan.of(change);
+    SimDevice d = new SimDevice(spec, seed, plan.faults(), 0.02);
     List<TraceRecord> out = new ArrayList<>(records + records / 8);
     d.tracer().start(out::add);
-    program(d, change);
+    program(d, plan);
     d.tracer().flush();
     long total = d.makespanEnd();
     d.close();
@@ -258,12 +248,12 @@ public final class Replay {
    * across the repetitions (unlike {@link #predict}, which starts each replay on a fresh device). Each record goes to
    * {@code sink} as it is emitted.
    */
-  public Loop loop(SimSpec spec, Change change, long seed, long simulatedNs,
-      java.util.function.Consumer<TraceRecord> sink) {
+  public Loop loop(SimSpec spec, TraceChange change, long seed, long simulatedNs, Consumer<TraceRecord> sink) {
     if (simulatedNs <= 0) {
       throw new IllegalArgumentException("simulated time must be positive, got " + simulatedNs + " ns");
     }
-    SimDevice d = new SimDevice(spec, seed, change.faults(), 0.02);
+    Plan plan = Plan.of(change);
+    SimDevice d = new SimDevice(spec, seed, plan.faults(), 0.02);
     long[] count = new long[1];
     d.tracer().start(r -> {
       count[0]++;
@@ -271,7 +261,7 @@ public final class Replay {
     });
     int reps = 0;
     do {
-      program(d, change);
+      program(d, plan);
       reps++;
     } while (d.makespanEnd() < simulatedNs);
     d.tracer().flush();
@@ -280,8 +270,8 @@ public final class Replay {
     return new Loop(total, reps, count[0]);
   }
 
-  /** Issues the trace's host calls once on {@code d}, with their host gaps, under {@code change}. */
-  private void program(SimDevice d, Change change) {
+  /** Issues the trace's host calls once on {@code d}, with their host gaps, under {@code plan}. */
+  private void program(SimDevice d, Plan plan) {
     long prevEnd = calls.getFirst().api().startNs();
     List<Runnable> batch = new ArrayList<>();
     for (Call call : calls) {
@@ -290,15 +280,15 @@ public final class Replay {
       prevEnd = Math.max(prevEnd, a.endNs());
       List<KernelRecord> kernels = call.kernels();
       boolean launch = a.kind() == ApiKind.LAUNCH && !kernels.isEmpty();
-      if (change.graphLaunches() && launch) {
+      if (plan.graphLaunches() && launch) {
         if (batch.isEmpty()) {
-          d.hostWork(Math.round(gap * change.hostGapScale()));
+          d.hostWork(Math.round(gap * plan.hostGapScale()));
         }
         for (int i = 0; i < kernels.size(); i++) {
           KernelRecord k = kernels.get(i);
           LaunchConfig config = call.configs().get(i);
-          Work w = work(k, call.work().get(i), change);
-          long observed = observed(k, call.work().get(i), change);
+          Work w = work(k, call.work().get(i), plan);
+          long observed = observed(k, call.work().get(i), plan);
           batch.add(() -> d.replayGraphNode(k.name(), config, w, observed, k.stream()));
         }
         continue;
@@ -307,52 +297,20 @@ public final class Replay {
         d.replayGraphLaunch(List.copyOf(batch));
         batch.clear();
       }
-      d.hostWork(Math.round(gap * change.hostGapScale()));
-      issue(d, call, change);
+      d.hostWork(Math.round(gap * plan.hostGapScale()));
+      issue(d, call, plan);
     }
     if (!batch.isEmpty()) {
       d.replayGraphLaunch(List.copyOf(batch));
     }
   }
 
-  private static void issue(SimDevice d, Call call, Change c) {
+  /** Re-issues one host call on {@code d} with its device work, as {@code c} changes it. */
+  private static void issue(SimDevice d, Call call, Plan c) {
     ApiCallRecord a = call.api();
-    List<KernelRecord> kernels = call.kernels();
     switch (a.kind()) {
-      case LAUNCH -> {
-        if (kernels.isEmpty()) {
-          d.replayOther(a.name(), a.durationNs());
-        } else if (kernels.size() == 1 && !a.name().contains("Graph")) {
-          KernelRecord k = kernels.getFirst();
-          d.replayLaunch(k.name(), call.configs().getFirst(), work(kernels.getFirst(), call.work().getFirst(), c),
-              observed(k, call.work().getFirst(), c), k.stream(), a.name(), true);
-        } else {
-          List<Runnable> nodes = new ArrayList<>();
-          for (int i = 0; i < kernels.size(); i++) {
-            KernelRecord k = kernels.get(i);
-            LaunchConfig config = call.configs().get(i);
-            Work w = work(k, call.work().get(i), c);
-            long observed = observed(k, call.work().get(i), c);
-            nodes.add(() -> d.replayGraphNode(k.name(), config, w, observed, k.stream()));
-          }
-          d.replayGraphLaunch(nodes);
-        }
-      }
-      case COPY -> {
-        CopyRecord cr = call.copy();
-        if (cr == null) {
-          d.replayOther(a.name(), a.durationNs());
-          return;
-        }
-        MemoryKind src = pin(cr.srcKind(), c);
-        MemoryKind dst = pin(cr.dstKind(), c);
-        boolean sync = !a.name().contains("Async");
-        if (c.copiesOnSideStream() && cr.kind() == CopyKind.HTOD && !sync) {
-          d.replayCopy(cr.kind(), cr.bytes(), src, dst, SIDE_STREAM_OFFSET + cr.stream(), false, cr.stream());
-        } else {
-          d.replayCopy(cr.kind(), cr.bytes(), src, dst, cr.stream(), sync, -1);
-        }
-      }
+      case LAUNCH -> launch(d, call, c);
+      case COPY -> copy(d, call, c);
       case MEMSET -> {
         MemsetRecord m = call.memset();
         if (m == null) {
@@ -361,20 +319,7 @@ public final class Replay {
           d.replayMemset(m.bytes(), m.value(), m.stream());
         }
       }
-      case ALLOC, FREE -> {
-        boolean alloc = a.kind() == ApiKind.ALLOC;
-        String n = a.name();
-        if (n.contains("Host")) {
-          d.replayOther(n, a.durationNs());
-          return;
-        }
-        boolean plain = !n.contains("Async");
-        if (plain && c.poolAllocations()) {
-          d.replayAllocator(alloc, false, alloc ? "cuMemAllocAsync" : "cuMemFreeAsync", 0);
-        } else {
-          d.replayAllocator(alloc, plain, n, plain ? call.ownNs() : 0);
-        }
-      }
+      case ALLOC, FREE -> allocator(d, call, c);
       case SYNC -> {
         SyncRecord s = call.sync();
         if (s == null) {
@@ -389,7 +334,65 @@ public final class Replay {
     }
   }
 
-  private static MemoryKind pin(MemoryKind k, Change c) {
+  /** A launch: one kernel launched on its own, or several (a graph launch) as one graph. */
+  private static void launch(SimDevice d, Call call, Plan c) {
+    ApiCallRecord a = call.api();
+    List<KernelRecord> kernels = call.kernels();
+    if (kernels.isEmpty()) {
+      d.replayOther(a.name(), a.durationNs());
+    } else if (kernels.size() == 1 && !a.name().contains("Graph")) {
+      KernelRecord k = kernels.getFirst();
+      d.replayLaunch(k.name(), call.configs().getFirst(), work(kernels.getFirst(), call.work().getFirst(), c),
+          observed(k, call.work().getFirst(), c), k.stream(), a.name(), true);
+    } else {
+      List<Runnable> nodes = new ArrayList<>();
+      for (int i = 0; i < kernels.size(); i++) {
+        KernelRecord k = kernels.get(i);
+        LaunchConfig config = call.configs().get(i);
+        Work w = work(k, call.work().get(i), c);
+        long observed = observed(k, call.work().get(i), c);
+        nodes.add(() -> d.replayGraphNode(k.name(), config, w, observed, k.stream()));
+      }
+      d.replayGraphLaunch(nodes);
+    }
+  }
+
+  /** A copy, from pinned memory under pinned copies, and on a side stream of its own where the change moves it. */
+  private static void copy(SimDevice d, Call call, Plan c) {
+    ApiCallRecord a = call.api();
+    CopyRecord cr = call.copy();
+    if (cr == null) {
+      d.replayOther(a.name(), a.durationNs());
+      return;
+    }
+    MemoryKind src = pin(cr.srcKind(), c);
+    MemoryKind dst = pin(cr.dstKind(), c);
+    boolean sync = !a.name().contains("Async");
+    if (c.copiesOnSideStream() && cr.kind() == CopyKind.HTOD && !sync) {
+      d.replayCopy(cr.kind(), cr.bytes(), src, dst, SIDE_STREAM_OFFSET + cr.stream(), false, cr.stream());
+    } else {
+      d.replayCopy(cr.kind(), cr.bytes(), src, dst, cr.stream(), sync, -1);
+    }
+  }
+
+  /** A device allocation or free: a stream-ordered pool call under pool allocations, else as recorded. */
+  private static void allocator(SimDevice d, Call call, Plan c) {
+    ApiCallRecord a = call.api();
+    boolean alloc = a.kind() == ApiKind.ALLOC;
+    String n = a.name();
+    if (n.contains("Host")) {
+      d.replayOther(n, a.durationNs());
+      return;
+    }
+    boolean plain = !n.contains("Async");
+    if (plain && c.poolAllocations()) {
+      d.replayAllocator(alloc, false, alloc ? "cuMemAllocAsync" : "cuMemFreeAsync", 0);
+    } else {
+      d.replayAllocator(alloc, plain, n, plain ? call.ownNs() : 0);
+    }
+  }
+
+  private static MemoryKind pin(MemoryKind k, Plan c) {
     return c.pinnedCopies() && k == MemoryKind.PAGEABLE ? MemoryKind.PINNED : k;
   }
 
@@ -406,7 +409,6 @@ public final class Replay {
     return new LaunchConfig(k.grid(), k.block(), Math.max(0, k.dynamicSharedBytes()));
   }
 
-  /** A kernel's declared work {@code w} (null: keep its observed duration) under the change's precision. */
   /**
    * How much faster a library FP32 GEMM (one that declared no work) runs when a precision change moves FP32 to TF32 or
    * BF16 on tensor cores: measured on the H200 with cuBLAS 13, 5.3× for PyTorch's 8192×4096×4096 GEMMs and about 3.3×
@@ -418,10 +420,10 @@ public final class Replay {
    * The duration a kernel keeps when it has no declared work: its observed one, divided by
    * {@link #LIBRARY_GEMM_TENSOR_CORE_SPEEDUP} for an FP32 GEMM under a change that moves FP32 onto tensor cores.
    */
-  private static long observed(KernelRecord k, Work declared, Change c) {
+  private static long observed(KernelRecord k, Work declared, Plan c) {
     Precision to = c.precision().get(Precision.FP32);
     boolean tensorCores = to == Precision.TF32 || to == Precision.BF16 || to == Precision.FP16;
-    if (declared != null || !tensorCores || !io.gitm.trace.KernelNames.fp32Gemm(k.name())) {
+    if (declared != null || !tensorCores || !KernelNames.fp32Gemm(k.name())) {
       return k.durationNs();
     }
     return Math.max(1, Math.round(k.durationNs() / LIBRARY_GEMM_TENSOR_CORE_SPEEDUP));
@@ -429,9 +431,9 @@ public final class Replay {
 
   /**
    * The declared work under {@code c}'s precision map. Moving FP32 onto tensor cores (TF32, BF16, FP16: a cuBLAS math
-   * mode) changes GEMMs only ({@link io.gitm.trace.KernelNames#gemm}); a workload's own FP32 kernels keep theirs.
+   * mode) changes GEMMs only ({@link KernelNames#gemm}); a workload's own FP32 kernels keep theirs.
    */
-  private static Work work(KernelRecord k, Work w, Change c) {
+  private static Work work(KernelRecord k, Work w, Plan c) {
     if (w == null) {
       return null;
     }
@@ -441,6 +443,6 @@ public final class Replay {
     }
     boolean mathMode = w.precision() == Precision.FP32
         && (p == Precision.TF32 || p == Precision.BF16 || p == Precision.FP16);
-    return mathMode && !io.gitm.trace.KernelNames.gemm(k.name()) ? w : w.withPrecision(p);
+    return mathMode && !KernelNames.gemm(k.name()) ? w : w.withPrecision(p);
   }
 }

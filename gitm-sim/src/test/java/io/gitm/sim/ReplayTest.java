@@ -18,6 +18,14 @@ import io.gitm.trace.Dim3;
 import io.gitm.trace.KernelRecord;
 import io.gitm.trace.MemoryKind;
 import io.gitm.trace.Precision;
+import io.gitm.trace.TraceChange;
+import io.gitm.trace.TraceChange.CopiesOnSideStream;
+import io.gitm.trace.TraceChange.DeviceFaults;
+import io.gitm.trace.TraceChange.GraphLaunches;
+import io.gitm.trace.TraceChange.HostGapScale;
+import io.gitm.trace.TraceChange.KernelPrecision;
+import io.gitm.trace.TraceChange.PinnedCopies;
+import io.gitm.trace.TraceChange.PoolAllocations;
 import io.gitm.trace.TraceRecord;
 import io.gitm.trace.Work;
 import java.util.List;
@@ -66,7 +74,7 @@ class ReplayTest {
   void replayWithoutChangeReproducesTheRecordedRun() {
     List<TraceRecord> t = live(HostMemoryKind.PAGEABLE, false, 1);
     Replay r = Replay.of(t, WORK);
-    long predicted = r.predict(SimSpec.preset("h200"), Replay.Change.none(), 9).totalNs();
+    long predicted = r.predict(SimSpec.preset("h200"), TraceChange.none(), 9).totalNs();
     assertThat((double) predicted / r.observedNs()).isCloseTo(1.0, within(0.02));
   }
 
@@ -74,15 +82,15 @@ class ReplayTest {
   void loopingTheProgramOnOneDeviceCoversTheAskedTimeWithRecordsInProportion() {
     List<TraceRecord> t = live(HostMemoryKind.PAGEABLE, false, 1);
     Replay r = Replay.of(t, WORK);
-    Replay.Prediction once = r.predict(SimSpec.preset("h200"), Replay.Change.none(), 3);
+    Replay.Prediction once = r.predict(SimSpec.preset("h200"), TraceChange.none(), 3);
     long target = 50 * once.totalNs();
     long[] seen = new long[1];
-    Replay.Loop loop = r.loop(SimSpec.preset("h200"), Replay.Change.none(), 3, target, x -> seen[0]++);
+    Replay.Loop loop = r.loop(SimSpec.preset("h200"), TraceChange.none(), 3, target, x -> seen[0]++);
     assertThat(loop.simulatedNs()).isGreaterThanOrEqualTo(target);
     assertThat(loop.repetitions()).isBetween(45, 55);
     assertThat(loop.records()).isEqualTo(seen[0]);
     assertThat((double) loop.records() / loop.repetitions()).isCloseTo(once.records().size(), within(2.0));
-    assertThatThrownBy(() -> r.loop(SimSpec.preset("h200"), Replay.Change.none(), 3, 0, x -> { }))
+    assertThatThrownBy(() -> r.loop(SimSpec.preset("h200"), TraceChange.none(), 3, 0, x -> { }))
         .isInstanceOf(IllegalArgumentException.class);
   }
 
@@ -118,14 +126,14 @@ class ReplayTest {
     // on tensor cores, the own FP32 kernels do not change
     Replay r = Replay.of(libraryGemms(), k -> null);
     SimSpec h200 = SimSpec.preset("h200");
-    long base = r.predict(h200, Replay.Change.none(), 1).totalNs();
-    Replay.Prediction tf32 = r.predict(h200, Replay.Change.none().withPrecision(Precision.FP32, Precision.TF32), 1);
+    long base = r.predict(h200, TraceChange.none(), 1).totalNs();
+    Replay.Prediction tf32 = r.predict(h200, TraceChange.of(new KernelPrecision(Precision.FP32, Precision.TF32)), 1);
     // 20 × (2 + 1) ms of kernels → 20 × (0.5 + 1) ms
     assertThat((double) tf32.totalNs() / base).isCloseTo(1.5 / 3.0, within(0.05));
     assertThat(tf32.records().stream().filter(x -> x instanceof KernelRecord k && k.name().startsWith("af2"))
         .mapToLong(TraceRecord::durationNs).sum()).isCloseTo(20_000_000L, org.assertj.core.data.Percentage
             .withPercentage(5));
-    long bf16 = r.predict(h200, Replay.Change.none().withPrecision(Precision.FP32, Precision.BF16), 1).totalNs();
+    long bf16 = r.predict(h200, TraceChange.of(new KernelPrecision(Precision.FP32, Precision.BF16)), 1).totalNs();
     assertThat(bf16).isCloseTo(tf32.totalNs(), org.assertj.core.data.Percentage.withPercentage(5));
   }
 
@@ -144,9 +152,9 @@ class ReplayTest {
     t.add(new ApiCallRecord(ApiKind.SYNC, "cuCtxSynchronize", 1, corr, now, now + 10_000));
     Work compute = new Work(50e9, Precision.FP32, 1 << 20, 1 << 20);
     Replay r = Replay.of(t, Map.of("sim_sgemm_128x128_fp32", compute, "af2_attn_logits", compute));
-    Replay.Prediction fp32 = r.predict(SimSpec.preset("h200"), Replay.Change.none(), 1);
-    Replay.Prediction tf32 = r.predict(SimSpec.preset("h200"), Replay.Change.none().withPrecision(Precision.FP32,
-        Precision.TF32), 1);
+    Replay.Prediction fp32 = r.predict(SimSpec.preset("h200"), TraceChange.none(), 1);
+    Replay.Prediction tf32 = r.predict(SimSpec.preset("h200"), TraceChange.of(new KernelPrecision(Precision.FP32,
+        Precision.TF32)), 1);
     java.util.function.BiFunction<Replay.Prediction, String, Long> time = (p, n) -> p.records().stream()
         .filter(x -> x instanceof KernelRecord k && k.name().equals(n)).mapToLong(TraceRecord::durationNs).sum();
     assertThat(time.apply(tf32, "sim_sgemm_128x128_fp32")).isLessThan(time.apply(fp32, "sim_sgemm_128x128_fp32") / 3);
@@ -187,10 +195,10 @@ class ReplayTest {
     assertThat(own).doesNotContainKey(calls.get(1));
     Replay r = Replay.of(t, k -> null);
     long observed = r.observedNs();
-    long base = r.predict(SimSpec.preset("h200"), Replay.Change.none(), 1).totalNs();
+    long base = r.predict(SimSpec.preset("h200"), TraceChange.none(), 1).totalNs();
     assertThat((double) base / observed).as("the replay keeps the recorded allocator cost").isCloseTo(1.0,
         within(0.05));
-    long pool = r.predict(SimSpec.preset("h200"), Replay.Change.none().withPoolAllocations(), 1).totalNs();
+    long pool = r.predict(SimSpec.preset("h200"), TraceChange.of(new PoolAllocations()), 1).totalNs();
     assertThat((double) (base - pool) / 1e6).as("ms saved: about 20 × 0.5 ms").isCloseTo(10.0, within(1.5));
   }
 
@@ -199,7 +207,7 @@ class ReplayTest {
     List<TraceRecord> pageable = live(HostMemoryKind.PAGEABLE, false, 1);
     List<TraceRecord> pinned = live(HostMemoryKind.PINNED, false, 2);
     Replay.Prediction p = Replay.of(pageable, WORK).predict(SimSpec.preset("h200"),
-        Replay.Change.none().withPinnedCopies(), 3);
+        TraceChange.of(new PinnedCopies()), 3);
     long livePinned = Replay.span(pinned);
     long livePageable = Replay.span(pageable);
     assertThat(livePinned).isLessThan(livePageable * 9 / 10);
@@ -212,7 +220,7 @@ class ReplayTest {
   void poolInsteadOfCuMemAllocRemovesTheAllocatorStalls() {
     List<TraceRecord> plain = live(HostMemoryKind.PINNED, true, 1);
     Replay r = Replay.of(plain, WORK);
-    Replay.Prediction p = r.predict(SimSpec.preset("h200"), Replay.Change.none().withPoolAllocations(), 3);
+    Replay.Prediction p = r.predict(SimSpec.preset("h200"), TraceChange.of(new PoolAllocations()), 3);
     long noAllocLive = Replay.span(live(HostMemoryKind.PINNED, false, 2));
     assertThat(p.totalNs()).isLessThan(r.observedNs() * 9 / 10);
     assertThat((double) p.totalNs() / noAllocLive).isCloseTo(1.0, within(0.05));
@@ -250,12 +258,12 @@ class ReplayTest {
   void graphLaunchesPredictTheLaunchGapsGone() {
     List<TraceRecord> direct = tinyKernels(false);
     Replay r = Replay.of(direct, Map.of("stream_copy", new Work(0, Precision.FP32, 2048, 2048)));
-    Replay.Prediction p = r.predict(SimSpec.preset("h200"), Replay.Change.none().withGraphLaunches(), 1);
+    Replay.Prediction p = r.predict(SimSpec.preset("h200"), TraceChange.of(new GraphLaunches()), 1);
     assertThat(p.totalNs()).isLessThan(r.observedNs() / 2);
     // and a graph-launched trace replays as recorded
     List<TraceRecord> graphed = tinyKernels(true);
     Replay g = Replay.of(graphed, Map.of("stream_copy", new Work(0, Precision.FP32, 2048, 2048)));
-    assertThat((double) g.predict(SimSpec.preset("h200"), Replay.Change.none(), 1).totalNs() / g.observedNs())
+    assertThat((double) g.predict(SimSpec.preset("h200"), TraceChange.none(), 1).totalNs() / g.observedNs())
         .isCloseTo(1.0, within(0.05));
   }
 
@@ -264,8 +272,8 @@ class ReplayTest {
     // fma_loop is compute-bound FP32 but not a GEMM: cuBLAS's math mode does not reach it (the GEMM case is above)
     List<TraceRecord> t = live(HostMemoryKind.PINNED, false, 1);
     Replay r = Replay.of(t, WORK);
-    long base = r.predict(SimSpec.preset("h200"), Replay.Change.none(), 3).totalNs();
-    long tf32 = r.predict(SimSpec.preset("h200"), Replay.Change.none().withPrecision(Precision.FP32, Precision.TF32),
+    long base = r.predict(SimSpec.preset("h200"), TraceChange.none(), 3).totalNs();
+    long tf32 = r.predict(SimSpec.preset("h200"), TraceChange.of(new KernelPrecision(Precision.FP32, Precision.TF32)),
         3).totalNs();
     assertThat((double) tf32 / base).isCloseTo(1.0, within(0.01));
   }
@@ -274,7 +282,7 @@ class ReplayTest {
   void kernelsWithoutDeclaredWorkKeepTheirObservedDuration() {
     List<TraceRecord> t = live(HostMemoryKind.PINNED, false, 1);
     Replay r = Replay.of(t, Map.of());
-    var ks = only(r.predict(SimSpec.preset("h200"), Replay.Change.none(), 3).records(),
+    var ks = only(r.predict(SimSpec.preset("h200"), TraceChange.none(), 3).records(),
         io.gitm.trace.KernelRecord.class);
     var orig = only(t, io.gitm.trace.KernelRecord.class);
     assertThat(ks).hasSameSizeAs(orig);
@@ -286,9 +294,9 @@ class ReplayTest {
     List<TraceRecord> faulty = live(HostMemoryKind.PINNED, false, 1, "clock-drop:mhz=660");
     Replay r = Replay.of(faulty, WORK);
     long clean = Replay.span(live(HostMemoryKind.PINNED, false, 2));
-    long sameFault = r.predict(SimSpec.preset("h200"), Replay.Change.none().withFaults("clock-drop:mhz=660"), 3)
+    long sameFault = r.predict(SimSpec.preset("h200"), TraceChange.of(new DeviceFaults("clock-drop:mhz=660")), 3)
         .totalNs();
-    long removed = r.predict(SimSpec.preset("h200"), Replay.Change.none(), 3).totalNs();
+    long removed = r.predict(SimSpec.preset("h200"), TraceChange.none(), 3).totalNs();
     assertThat(r.observedNs()).isGreaterThan(clean * 11 / 10);
     assertThat((double) sameFault / r.observedNs()).isCloseTo(1.0, within(0.03));
     assertThat((double) removed / clean).isCloseTo(1.0, within(0.03));
@@ -298,8 +306,8 @@ class ReplayTest {
   void uploadsMovedToASideStreamOverlapEarlierKernels() {
     List<TraceRecord> t = live(HostMemoryKind.PINNED, false, 1);
     Replay r = Replay.of(t, WORK);
-    long same = r.predict(SimSpec.preset("h200"), Replay.Change.none(), 3).totalNs();
-    Replay.Prediction side = r.predict(SimSpec.preset("h200"), Replay.Change.none().withCopiesOnSideStream(), 3);
+    long same = r.predict(SimSpec.preset("h200"), TraceChange.none(), 3).totalNs();
+    Replay.Prediction side = r.predict(SimSpec.preset("h200"), TraceChange.of(new CopiesOnSideStream()), 3);
     assertThat(side.totalNs()).isLessThan(same * 95 / 100);
     // kernels still start only after the upload they follow has ended
     var copies = only(side.records(), CopyRecord.class).stream()
@@ -321,12 +329,12 @@ class ReplayTest {
     d.synchronize();
     d.tracer().stop();
     Replay r = Replay.of(t, Map.of("stream_copy", new Work(0, Precision.FP32, 2048, 2048)));
-    long kept = r.predict(SimSpec.preset("h200"), Replay.Change.none(), 1).totalNs();
-    long removed = r.predict(SimSpec.preset("h200"), Replay.Change.none().withHostGapScale(0), 1).totalNs();
+    long kept = r.predict(SimSpec.preset("h200"), TraceChange.none(), 1).totalNs();
+    long removed = r.predict(SimSpec.preset("h200"), TraceChange.of(new HostGapScale(0)), 1).totalNs();
     assertThat((double) kept / r.observedNs()).isCloseTo(1.0, within(0.03));
     // 500 gaps of 30 us vanish; launches (4 us each) remain
     assertThat((double) removed / kept).isCloseTo(4.0 / 34.0, within(0.03));
-    assertThatThrownBy(() -> Replay.Change.none().withHostGapScale(-1)).hasMessageContaining("non-negative");
+    assertThatThrownBy(() -> TraceChange.of(new HostGapScale(-1))).hasMessageContaining("non-negative");
   }
 
   @Test
