@@ -5,4 +5,7 @@
  * the real backends ({@code nvidia}) and the simulated one ({@code sim}); levers change how they execute by
  * changing the calls the facade receives, never the workload's code.
  */
+@NullMarked
 package io.gitm.device;
+
+import org.jspecify.annotations.NullMarked;

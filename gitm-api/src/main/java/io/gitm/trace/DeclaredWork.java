@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Matches a trace's kernel executions to the work their launches declared, as {@link WorkRecord} says: by correlation
@@ -37,7 +38,7 @@ public final class DeclaredWork {
     }
 
     /** The next declaration of {@code k}'s name on {@code k}'s stream, or null when none is left. */
-    public WorkRecord poll(KernelRecord k) {
+    public @Nullable WorkRecord poll(KernelRecord k) {
       if (!sorted) {
         for (ArrayDeque<WorkRecord> q : queues.values()) {
           List<WorkRecord> l = new ArrayList<>(q);

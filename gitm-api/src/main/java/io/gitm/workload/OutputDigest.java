@@ -2,6 +2,7 @@ package io.gitm.workload;
 
 import java.util.Arrays;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A job's output reduced for equivalence checks.
@@ -12,7 +13,7 @@ import java.util.Objects;
  * non-numeric files); null when nothing beyond the values has to match. {@code floor} is the magnitude under which a
  * difference between two values counts as absolute rather than relative (see {@link #maxRelativeDifference}).
  */
-public record OutputDigest(String sha256, double[] values, String fixedSha256, double floor) {
+public record OutputDigest(String sha256, double[] values, @Nullable String fixedSha256, double floor) {
   /** The floor of a digest that names none: differences between values near zero are judged relative to 1e-12. */
   public static final double DEFAULT_FLOOR = 1e-12;
 

@@ -237,7 +237,7 @@ public final class ProcessJob implements Job.Closeable {
     int exit = p.exitValue();
     List<Long> left = ProcessGroups.members(pgid);
     if (!left.isEmpty()) {
-      ProcessGroups.terminate(pgid, GRACE);
+      ProcessGroups.terminate(pgid, GRACE, ticker);
     } else {
       ProcessGroups.release(pgid);
     }
@@ -305,8 +305,8 @@ public final class ProcessJob implements Job.Closeable {
   }
 
   /** Ends the run's process group and reaps the process (also when it never got to make its group). */
-  private static void end(Process p, long pgid) {
-    ProcessGroups.terminate(pgid, GRACE);
+  private void end(Process p, long pgid) {
+    ProcessGroups.terminate(pgid, GRACE, ticker);
     if (p.isAlive()) {
       p.destroyForcibly();
     }
@@ -402,7 +402,7 @@ public final class ProcessJob implements Job.Closeable {
     closed = true;
     for (long g : List.copyOf(groups)) {
       if (ProcessGroups.live().contains(g)) {
-        ProcessGroups.terminate(g, GRACE);
+        ProcessGroups.terminate(g, GRACE, ticker);
       }
     }
   }

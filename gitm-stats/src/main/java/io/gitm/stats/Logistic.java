@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.IntStream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Ridge-stabilized logistic regression by iteratively reweighted least squares (Newton's method), for propensity
@@ -59,7 +60,7 @@ final class Logistic {
    *     Hessian at the current coefficients
    * @throws IllegalStateException when the Newton system is singular
    */
-  static Fit fit(double[][] x, boolean[] treated, int[][] ranges, double[] start, double[] startSums,
+  static Fit fit(double[][] x, boolean[] treated, int[][] ranges, double[] start, double @Nullable [] startSums,
       boolean keepHessian) {
     int p = x.length + 1;
     int h = p * (p + 1) / 2;

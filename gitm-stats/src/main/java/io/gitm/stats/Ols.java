@@ -9,6 +9,7 @@ import org.hipparchus.linear.ArrayRealVector;
 import org.hipparchus.linear.CholeskyDecomposition;
 import org.hipparchus.linear.MatrixUtils;
 import org.hipparchus.linear.RealMatrix;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Least squares on small normal-equation systems: the data are reduced to a Gram matrix (k × k, k the number of
@@ -218,7 +219,7 @@ final class Ols {
    * Where a series first holds a value that is not finite, as a reason ({@code "x has a NaN at index 17"}), or null
    * when every value is finite.
    */
-  static String nonFinite(double[] s, String name) {
+  static @Nullable String nonFinite(double[] s, String name) {
     for (int i = 0; i < s.length; i++) {
       if (!Double.isFinite(s[i])) {
         return name + " has " + (Double.isNaN(s[i]) ? "a NaN" : "an infinite value") + " at index " + i;
@@ -228,7 +229,7 @@ final class Ols {
   }
 
   /** The series centered on its mean and divided by its standard deviation, or null when it is constant. */
-  static double[] standardized(double[] s) {
+  static double @Nullable [] standardized(double[] s) {
     int n = s.length;
     boolean constant = true;
     for (int i = 1; i < n && constant; i++) {

@@ -2,6 +2,7 @@ package io.gitm.stats;
 
 import io.gitm.stats.Ols.Lagged;
 import org.hipparchus.distribution.continuous.NormalDistribution;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Whether a series is stationary: the augmented Dickey–Fuller test with a constant,
@@ -262,7 +263,7 @@ public final class Stationarity {
   }
 
   /** Why a fitted ADF regression says nothing, or null when it does. */
-  private static String degenerate(Ols.Nested fit, String name) {
+  private static @Nullable String degenerate(Ols.Nested fit, String name) {
     if (fit.rank() < 1 || fit.rss(1) <= Ols.COLLINEAR * fit.rss(0)) {
       // no change at all in the rows used: a series that changed only before them (a step early on)
       return fit.rss(0) == 0

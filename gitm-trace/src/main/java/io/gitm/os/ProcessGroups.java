@@ -1,5 +1,6 @@
 package io.gitm.os;
 
+import io.gitm.api.Ticker;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -16,10 +17,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Process groups of the jobs gitm starts, on Linux: signals to a whole group through libc's {@code kill} with a
@@ -95,7 +99,8 @@ public final class ProcessGroups {
   public static List<Long> members(long pgid) {
     checkGroup(pgid);
     List<Long> out = new ArrayList<>();
-    try (DirectoryStream<Path> procs = Files.newDirectoryStream(Path.of("/proc"), p -> isPid(p.getFileName().toString()))) {
+    try (DirectoryStream<Path> procs =
+        Files.newDirectoryStream(Path.of("/proc"), p -> isPid(p.getFileName().toString()))) {
       for (Path p : procs) {
         String stat;
         try {
@@ -123,9 +128,9 @@ public final class ProcessGroups {
    * CPU time (user + system, in clock ticks) each member of group {@code pgid} has used so far, by pid: two readings
    * tell which members were busy in between.
    */
-  public static java.util.Map<Long, Long> cpuTicks(long pgid) {
+  public static Map<Long, Long> cpuTicks(long pgid) {
     checkGroup(pgid);
-    java.util.Map<Long, Long> out = new java.util.HashMap<>();
+    Map<Long, Long> out = new HashMap<>();
     for (long pid : members(pgid)) {
       try {
         String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"), StandardCharsets.UTF_8);
@@ -143,24 +148,25 @@ public final class ProcessGroups {
   /**
    * Ends group {@code pgid}: SIGTERM, up to {@code grace} for its processes to exit, then SIGKILL, and waits (up to
    * 5 s more) until none is left. Returns the pids that were still there after the grace (killed), empty when the
-   * group ended on SIGTERM. Releases the group.
+   * group ended on SIGTERM. Releases the group. The grace is measured on {@code ticker}, which must follow the
+   * host's real time (the wait sleeps between readings).
    */
-  public static List<Long> terminate(long pgid, Duration grace) {
+  public static List<Long> terminate(long pgid, Duration grace, Ticker ticker) {
     // the interrupt is held back while waiting (parkNanos would not wait with it set) and restored after
     boolean interrupted = Thread.interrupted();
     try {
       if (!signal(pgid, SIGTERM)) {
         return List.of();
       }
-      long until = System.nanoTime() + grace.toNanos();
-      while (System.nanoTime() < until && !members(pgid).isEmpty()) {
+      long until = ticker.nanos() + grace.toNanos();
+      while (ticker.nanos() < until && !members(pgid).isEmpty()) {
         pause();
       }
       List<Long> left = members(pgid);
       if (!left.isEmpty()) {
         signal(pgid, SIGKILL);
-        long hard = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (System.nanoTime() < hard && !members(pgid).isEmpty()) {
+        long hard = ticker.nanos() + Duration.ofSeconds(5).toNanos();
+        while (ticker.nanos() < hard && !members(pgid).isEmpty()) {
           pause();
         }
       }
@@ -187,7 +193,7 @@ public final class ProcessGroups {
 
   /** Sleeps 20 ms without giving up on an interrupt (an interrupted caller still wants the group gone). */
   private static void pause() {
-    java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L);
+    LockSupport.parkNanos(20_000_000L);
   }
 
   private static boolean isPid(String name) {

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Samples device state at a fixed rate on its own daemon thread, so the job it watches never waits for it: every
@@ -36,7 +37,7 @@ public final class TelemetryLoop implements AutoCloseable {
   private final AtomicLong missedPeriods = new AtomicLong();
   private final AtomicLong samplerErrors = new AtomicLong();
   private final AtomicLong sinkErrors = new AtomicLong();
-  private volatile Thread thread;
+  private volatile @Nullable Thread thread;
   private volatile boolean running;
   private long nextDue;
   private boolean started;

@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.LongUnaryOperator;
 import java.util.function.ToLongFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link Blas} on cuBLAS: one handle, {@code cublasGemmEx} on {@code CUDA_R_32F} matrices with the compute type of the
@@ -72,7 +73,7 @@ public final class CublasBlas implements Blas, AutoCloseable {
   private final MemorySegment alphaBeta = scalars.allocate(8, 8);
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile MathMode mode = MathMode.DEFAULT;
-  private MemorySegment boundStream;
+  private @Nullable MemorySegment boundStream;
 
   /**
    * Creates the cuBLAS handle; the calling thread must have the device's context current. {@code allocateWorkspace}
