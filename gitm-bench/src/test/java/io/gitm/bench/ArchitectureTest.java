@@ -9,7 +9,6 @@ import com.tngtech.archunit.core.domain.JavaAccess;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
-import com.tngtech.archunit.junit.ArchIgnore;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ArchRule;
@@ -102,12 +101,8 @@ class ArchitectureTest {
   static final ArchRule packagesFollowThePipeline = pipeline()
       .because("a stage uses only the stages below it (docs/ARCHITECTURE.md)");
 
-  /**
-   * The levers describe what they change; replaying that change on the device model is the ranking's business.
-   * Off until the levers no longer import the simulator: remove the {@code ArchIgnore} to hold it.
-   */
+  /** The levers describe what they change; replaying that change on the device model is the ranking's business. */
   @ArchTest
-  @ArchIgnore(reason = "io.gitm.levers still imports io.gitm.sim (Lever.counterfactual takes a Replay.Change)")
   static final ArchRule leversDoNotImportTheSimulator = noClasses()
       .that().resideInAPackage("io.gitm.levers")
       .should().dependOnClassesThat().resideInAPackage("io.gitm.sim..")

@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.hipparchus.distribution.continuous.NormalDistribution;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The doubly robust (augmented inverse-propensity-weighted, AIPW) estimate of the average effect of a binary
@@ -156,7 +157,7 @@ public final class Aipw {
   }
 
   /** Why the data cannot give an estimate before any model is fitted; null when they may. */
-  private static String untestable(double[][] covariateColumns, double[] outcome, int n, int nTreated) {
+  private static @Nullable String untestable(double[][] covariateColumns, double[] outcome, int n, int nTreated) {
     if (n < MIN_ROWS) {
       return "only " + n + " rows; the estimate needs at least " + MIN_ROWS;
     }
