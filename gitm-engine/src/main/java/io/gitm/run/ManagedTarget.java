@@ -153,8 +153,9 @@ public record ManagedTarget(Workload workload, Device device, DeviceProvider pro
     return true;
   }
 
+  /** Nothing: the report's own sections describe a managed workload, and its profile notes none. */
   @Override
-  public List<String> notes(Profiler.Baseline baseline, List<String> notes) {
+  public List<String> notes(Profiler.Baseline baseline, List<String> profileNotes) {
     return List.of();
   }
 

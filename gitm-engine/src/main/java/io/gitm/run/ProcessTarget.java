@@ -171,13 +171,13 @@ public record ProcessTarget(ProcessSpec spec, Function<Path, Map<String, String>
   }
 
   @Override
-  public List<String> notes(Profiler.Baseline baseline, List<String> notes) {
+  public List<String> notes(Profiler.Baseline baseline, List<String> profileNotes) {
     List<String> out = new ArrayList<>();
     out.add("job: " + String.join(" ", spec.argv()) + " in " + spec.workdir() + "; metric: "
         + spec.metric().describe() + "; each gate block is one fresh process; per-run timeout "
         + RunLoop.window(timeout(baseline)));
     out.add("environment the job received before any lever (nothing else of gitm's): " + spec.environment());
-    out.addAll(notes);
+    out.addAll(profileNotes);
     extraEvidence.forEach(e -> out.add("extra evidence: " + e));
     return out;
   }

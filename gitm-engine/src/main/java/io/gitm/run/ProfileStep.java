@@ -121,7 +121,7 @@ final class ProfileStep {
     Profile p = target.profile(new Profile.Input(run, run.dir().resolve(TRACE), window, clock, control, journal));
     Profiler.Baseline b = p.baseline();
     run.writeJson(BASELINE, b);
-    Duration used = Duration.ofNanos(clock.wall().nanos() - t0);
+    Duration used = clock.since(t0);
     journal.append("phase-end", Map.of("phase", "profile", "iterations", b.iterations(), "throughput",
         b.throughput()));
     events.line(String.format(Locale.ROOT, "profile  %d iterations, %s %s, latency p50 %.3f ms p99 %.3f ms,"

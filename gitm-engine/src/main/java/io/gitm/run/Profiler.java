@@ -16,6 +16,7 @@ import io.gitm.workload.ExecutionConfig;
 import io.gitm.workload.IterationResult;
 import io.gitm.workload.OutputDigest;
 import io.gitm.workload.Workload;
+import io.gitm.workload.WorkloadSpec;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -110,12 +111,7 @@ public final class Profiler {
     TelemetryLoop telemetry = new TelemetryLoop(List.of(sampler), clock,
         Math.min(TelemetryLoop.MAX_HZ, 1e9 / options.samplePeriodNanos()), 4096);
     AtomicLong samples = new AtomicLong();
-    double[] lat = new double[1024];
-    int n = 0;
-    long units = 0;
-    long deviceNanos = 0;
-    long firstUnits = 0;
-    long firstNanos = 0;
+    Tally tally = new Tally();
     long wallStart;
     OutputDigest digest;
     // the session is opened (input read or generated, modules loaded, run-long memory allocated) before the profile
@@ -145,22 +141,14 @@ public final class Profiler {
         } else {
           telemetry.runDue();
         }
-        while (wall.nanos() < wallEnd && (options.maxIterations() == 0 || n < options.maxIterations()) && s.hasNext()
-            && !stop.getAsBoolean()) {
+        while (wall.nanos() < wallEnd && (options.maxIterations() == 0 || tally.n < options.maxIterations())
+            && s.hasNext() && !stop.getAsBoolean()) {
           long t0 = clock.nanos();
           IterationResult r = s.step();
           long t1 = clock.nanos();
-          sink.accept(new MarkerRecord("iteration " + n, Thread.currentThread().threadId(), t0, Math.max(t0, t1)));
-          if (n == 0) {
-            firstUnits = r.units();
-            firstNanos = r.wallNanos();
-          }
-          if (n == lat.length) {
-            lat = Arrays.copyOf(lat, n * 2);
-          }
-          lat[n++] = r.wallNanos() / 1e6;
-          units += r.units();
-          deviceNanos += r.wallNanos();
+          sink.accept(new MarkerRecord("iteration " + tally.n, Thread.currentThread().threadId(), t0,
+              Math.max(t0, t1)));
+          tally.add(r);
           if (!ownThread) {
             telemetry.runDue();
           }
@@ -173,20 +161,50 @@ public final class Profiler {
         }
       }
     }
-    if (n == 0) {
+    if (tally.n == 0) {
       throw new IllegalStateException("the profile phase ran no iteration of " + workload.spec().name() + " in "
           + options.wallLimit().toMillis() / 1000.0 + " s: give a larger budget"
           + (options.maxIterations() > 0 ? "" : " or check that the workload has input"));
     }
-    // the first iteration pays one-time costs (first launches, lazy allocation, cold caches): it is reported on its
-    // own and left out of the steady-state figures whenever there is more than one
-    boolean warm = n > 1;
-    long steadyUnits = warm ? units - firstUnits : units;
-    long steadyNanos = warm ? deviceNanos - firstNanos : deviceNanos;
-    double throughput = steadyNanos == 0 ? 0 : steadyUnits * 1e9 / steadyNanos;
-    double[] steady = warm ? Arrays.copyOfRange(lat, 1, n) : Arrays.copyOf(lat, n);
-    var spec = workload.spec();
-    return new Baseline(spec.name(), spec.metric(), n, units, throughput, Stats.of("ms", steady), lat[0],
-        samples.get(), telemetry.samplerErrors(), tracing, digest, (wall.nanos() - wallStart) / 1e9);
+    return tally.baseline(workload.spec(), samples.get(), telemetry.samplerErrors(), tracing, digest,
+        (wall.nanos() - wallStart) / 1e9);
+  }
+
+  /** The iterations measured so far: their device time, in milliseconds, and the units they did. */
+  private static final class Tally {
+    private double[] lat = new double[1024];
+    private int n;
+    private long units;
+    private long deviceNanos;
+    private long firstUnits;
+    private long firstNanos;
+
+    void add(IterationResult r) {
+      if (n == 0) {
+        firstUnits = r.units();
+        firstNanos = r.wallNanos();
+      }
+      if (n == lat.length) {
+        lat = Arrays.copyOf(lat, n * 2);
+      }
+      lat[n++] = r.wallNanos() / 1e6;
+      units += r.units();
+      deviceNanos += r.wallNanos();
+    }
+
+    /**
+     * The baseline of at least one iteration. The first pays one-time costs (first launches, lazy allocation, cold
+     * caches): it is reported on its own and left out of the steady-state figures whenever there is more than one.
+     */
+    Baseline baseline(WorkloadSpec spec, long samples, long samplerErrors, String tracing, OutputDigest digest,
+        double wallSeconds) {
+      boolean warm = n > 1;
+      long steadyUnits = warm ? units - firstUnits : units;
+      long steadyNanos = warm ? deviceNanos - firstNanos : deviceNanos;
+      double throughput = steadyNanos == 0 ? 0 : steadyUnits * 1e9 / steadyNanos;
+      double[] steady = warm ? Arrays.copyOfRange(lat, 1, n) : Arrays.copyOf(lat, n);
+      return new Baseline(spec.name(), spec.metric(), n, units, throughput, Stats.of("ms", steady), lat[0],
+          samples, samplerErrors, tracing, digest, wallSeconds);
+    }
   }
 }

@@ -46,7 +46,11 @@ public sealed interface RunTarget extends AutoCloseable permits ManagedTarget, P
   /** What the device knows to be true of the job (a simulated device's planted faults); empty for most. */
   Optional<Record> groundTruth();
 
-  /** The profile phase: a baseline of the shipped setup and the run's trace ({@code in.tracePath()}). */
+  /**
+   * The profile phase: a baseline of the shipped setup and the run's trace ({@code in.tracePath()}).
+   *
+   * @throws RunLoop.RunFailure when the job cannot be profiled; the failure is journaled first
+   */
   Profile profile(Profile.Input in) throws IOException;
 
   /** What the interrupted run's profile found, read back from its folder around its {@code baseline}. */
@@ -79,8 +83,8 @@ public sealed interface RunTarget extends AutoCloseable permits ManagedTarget, P
 
   boolean higherIsBetter();
 
-  /** What a reader of the report should know about the job, with its profile's own {@code notes}. */
-  List<String> notes(Profiler.Baseline baseline, List<String> notes);
+  /** What a reader of the report should know about the job, with its profile's own notes. */
+  List<String> notes(Profiler.Baseline baseline, List<String> profileNotes);
 
   /**
    * The final setup's short trace for the report's "after" timeline, or why there is none.
