@@ -29,7 +29,8 @@ public record Budget(Duration duration) {
     }
     String s = text.strip();
     if (s.startsWith("-")) {
-      throw new IllegalArgumentException("budget '" + text + "' is negative: give a positive duration such as 2m or 24h");
+      throw new IllegalArgumentException("budget '" + text
+          + "' is negative: give a positive duration such as 2m or 24h");
     }
     Matcher m = PART.matcher(s);
     int at = 0;
@@ -37,7 +38,8 @@ public record Budget(Duration duration) {
     double seconds = 0;
     while (at < s.length()) {
       if (!m.find(at) || m.start() != at) {
-        throw new IllegalArgumentException("budget '" + text + "' is not a duration: use numbers with units d, h, m, s (e.g. 24h, 2m30s)");
+        throw new IllegalArgumentException("budget '" + text
+            + "' is not a duration: use numbers with units d, h, m, s (e.g. 24h, 2m30s)");
       }
       String unit = m.group(2).toLowerCase(java.util.Locale.ROOT);
       int rank = switch (unit) {
@@ -45,10 +47,12 @@ public record Budget(Duration duration) {
         case "h" -> 1;
         case "m" -> 2;
         case "s" -> 3;
-        default -> throw new IllegalArgumentException("budget '" + text + "' has unknown unit '" + m.group(2) + "': use d, h, m or s");
+        default -> throw new IllegalArgumentException("budget '" + text + "' has unknown unit '" + m.group(2)
+            + "': use d, h, m or s");
       };
       if (rank <= lastRank) {
-        throw new IllegalArgumentException("budget '" + text + "' repeats or misorders units: write them largest first, each once (e.g. 1h30m)");
+        throw new IllegalArgumentException("budget '" + text
+            + "' repeats or misorders units: write them largest first, each once (e.g. 1h30m)");
       }
       lastRank = rank;
       double n = Double.parseDouble(m.group(1));

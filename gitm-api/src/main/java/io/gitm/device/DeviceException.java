@@ -10,7 +10,8 @@ public class DeviceException extends RuntimeException {
   private final String codeName;
 
   public DeviceException(String function, int code, String codeName, String detail) {
-    super(function + " failed: " + codeName + " (" + code + ")" + (detail == null || detail.isEmpty() ? "" : ": " + detail));
+    super(function + " failed: " + codeName + " (" + code + ")"
+        + (detail == null || detail.isEmpty() ? "" : ": " + detail));
     this.function = function;
     this.code = code;
     this.codeName = codeName;

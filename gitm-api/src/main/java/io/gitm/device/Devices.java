@@ -30,7 +30,8 @@ public final class Devices {
         return new Choice(sim.get(), "auto: no usable GPU backend"
             + (why.isEmpty() ? "" : " (" + why + ")") + ", so the SIMULATED device");
       }
-      throw new IllegalArgumentException("no device backend is usable and the simulated device is not on the class path");
+      throw new IllegalArgumentException(
+          "no device backend is usable and the simulated device is not on the class path");
     }
     DeviceProvider p = providers.stream().filter(x -> x.kind().equals(kind)).findFirst()
         .orElseThrow(() -> new IllegalArgumentException("unknown device '" + kind + "'; known: auto, "

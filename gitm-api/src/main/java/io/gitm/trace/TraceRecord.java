@@ -5,8 +5,8 @@ package io.gitm.trace;
  * has {@code startNs <= endNs}, a point record has them equal.
  */
 public sealed interface TraceRecord
-    permits KernelRecord, CopyRecord, MemsetRecord, SyncRecord, ApiCallRecord, OverheadRecord, StateSample, MarkerRecord,
-    WorkRecord, TrafficRecord {
+    permits KernelRecord, CopyRecord, MemsetRecord, SyncRecord, ApiCallRecord, OverheadRecord, StateSample,
+    MarkerRecord, WorkRecord, TrafficRecord {
 
   long startNs();
 

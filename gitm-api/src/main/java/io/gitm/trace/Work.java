@@ -22,7 +22,8 @@ public record Work(double flops, Precision precision, long bytesRead, long bytes
 
   public Work {
     if (flops < 0 || bytesRead < 0 || bytesWritten < 0 || Double.isNaN(flops)) {
-      throw new IllegalArgumentException("negative work: " + flops + " flops, " + bytesRead + "/" + bytesWritten + " B");
+      throw new IllegalArgumentException(
+          "negative work: " + flops + " flops, " + bytesRead + "/" + bytesWritten + " B");
     }
     if (dependentAccesses < 0 || dependentOnChipAccesses < 0) {
       throw new IllegalArgumentException("negative dependent-access chain: " + dependentAccesses + " off-chip, "

@@ -56,8 +56,8 @@ public record ExecutionConfig(HostMemoryKind hostMemory, Allocation allocation, 
     }
     if (blockSize != 0 && blockSize != OCCUPANCY_BLOCK_SIZE
         && (blockSize < 32 || blockSize > 1024 || blockSize % 32 != 0)) {
-      throw new IllegalArgumentException("block size must be 0, -1 (occupancy API) or a multiple of 32 in 32..1024, got "
-          + blockSize);
+      throw new IllegalArgumentException(
+          "block size must be 0, -1 (occupancy API) or a multiple of 32 in 32..1024, got " + blockSize);
     }
     if (sharedCarveoutPercent < -1 || sharedCarveoutPercent > 100) {
       throw new IllegalArgumentException("shared carve-out must be -1 or 0..100, got " + sharedCarveoutPercent);

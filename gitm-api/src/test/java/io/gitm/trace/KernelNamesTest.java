@@ -9,7 +9,8 @@ class KernelNamesTest {
   void fp32GemmsAreToldFromTensorCoreGemmsByCublassKernelNames() {
     assertThat(KernelNames.fp32Gemm("ampere_sgemm_128x64_nn")).isTrue();
     assertThat(KernelNames.fp32Gemm(
-        "sm90_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas"))
+        "sm90_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x"
+            + "_cublas"))
         .isTrue();
     assertThat(KernelNames.fp32Gemm("sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32_cublas")).isFalse();
     assertThat(KernelNames.fp32Gemm("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n")).isFalse();

@@ -94,7 +94,8 @@ class LeverEffectsOnSimTest {
     Outcome o = run(applied("pinned-host-memory", Setup.shipped()));
     List<CopyRecord> hostCopies = o.copies().stream().filter(c -> c.kind() != CopyKind.DTOD).toList();
     // The MLP weights are uploaded once from a pageable buffer by design; every batch copy is pinned.
-    assertThat(hostCopies.stream().filter(c -> c.srcKind() == MemoryKind.PAGEABLE || c.dstKind() == MemoryKind.PAGEABLE))
+    assertThat(hostCopies.stream()
+        .filter(c -> c.srcKind() == MemoryKind.PAGEABLE || c.dstKind() == MemoryKind.PAGEABLE))
         .hasSize(1);
     assertThat(shipped.copies().stream().filter(c -> c.srcKind() == MemoryKind.PAGEABLE
         || c.dstKind() == MemoryKind.PAGEABLE)).hasSize(hostCopies.size());
@@ -261,7 +262,8 @@ class LeverEffectsOnSimTest {
     assertThat(l.check(c).applies()).as(l.check(c).reason()).isTrue();
     Outcome o = HftOnSim.run(w, SharedMemoryWorkload.STEPS, data, l.apply(Setup.shipped(), c), "");
     assertThat(o.api("cuFuncSetAttribute")).hasSize(1);
-    // 0% carve-out: one 16 KiB block (4 warps) a multiprocessor instead of several, too few warps to hide memory latency.
+    // 0% carve-out: one 16 KiB block (4 warps) a multiprocessor instead of several, too few warps to hide memory
+    // latency.
     assertThat(o.kernels()).hasSize(SharedMemoryWorkload.STEPS);
     for (int i = 0; i < SharedMemoryWorkload.STEPS; i++) {
       KernelRecord k = o.kernels().get(i);

@@ -514,7 +514,8 @@ class AgentTest {
   @Test
   void aLeverThatDoesNotApplyIsNotTried() {
     SyntheticJob job = new SyntheticJob(16).effect("a", 1.2);
-    Result r = optimize(job, List.of(replay(SyntheticLever.notApplying("no"), 1.5), replay(SyntheticLever.a("a"), 1.2)));
+    Result r = optimize(job,
+        List.of(replay(SyntheticLever.notApplying("no"), 1.5), replay(SyntheticLever.a("a"), 1.2)));
 
     assertThat(r.notTried()).containsEntry("no", "it does not apply: synthetic lever no never applies");
     assertThat(r.trials()).noneMatch(t -> t.levers().contains("no"));
