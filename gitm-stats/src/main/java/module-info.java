@@ -1,0 +1,8 @@
+/** The statistics every stage uses, over Hipparchus (an automatic module, named after its jars). */
+module gitm.stats {
+  requires static transitive org.jspecify;
+  requires hipparchus.core;
+  requires hipparchus.stat;
+
+  exports io.gitm.stats to gitm.analysis, gitm.levers, gitm.engine, gitm.bench;
+}
