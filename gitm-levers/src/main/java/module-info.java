@@ -9,12 +9,12 @@ module gitm.levers {
   requires tools.jackson.dataformat.csv;
 
   exports io.gitm.job to gitm.engine, gitm.cli, gitm.bench;
-  exports io.gitm.job.output to gitm.engine, gitm.cli, gitm.bench;
+  exports io.gitm.job.output to gitm.cli;
   exports io.gitm.levers to gitm.engine, gitm.export, gitm.cli, gitm.bench;
-  exports io.gitm.rank to gitm.engine, gitm.cli, gitm.bench;
+  exports io.gitm.rank to gitm.engine, gitm.bench;
   exports io.gitm.search to gitm.engine, gitm.export, gitm.cli, gitm.bench;
 
-  // trials, rankings and setups are journalled as JSON
+  // trials, rankings and setups are journalled as JSON, and the command line writes results as JSON
   opens io.gitm.job to tools.jackson.databind;
   opens io.gitm.levers to tools.jackson.databind;
   opens io.gitm.rank to tools.jackson.databind;

@@ -4,5 +4,8 @@ module gitm.stats {
   requires hipparchus.core;
   requires hipparchus.stat;
 
-  exports io.gitm.stats to gitm.analysis, gitm.levers, gitm.engine, gitm.bench;
+  exports io.gitm.stats to gitm.analysis, gitm.engine, gitm.bench;
+
+  // a run's baseline, journalled as JSON, carries its latency Stats
+  opens io.gitm.stats to tools.jackson.databind;
 }

@@ -19,7 +19,7 @@ module gitm.trace {
   requires software.amazon.awssdk.services.s3;
 
   exports io.gitm.os to gitm.levers, gitm.engine, gitm.cli;
-  exports io.gitm.store to gitm.analysis, gitm.levers, gitm.engine, gitm.cli, gitm.bench;
+  exports io.gitm.store to gitm.analysis, gitm.engine, gitm.cli, gitm.bench;
   exports io.gitm.store.s3 to gitm.cli;
   exports io.gitm.telemetry to gitm.engine, gitm.export, gitm.cli;
   exports io.gitm.tracer to gitm.analysis, gitm.levers, gitm.engine, gitm.cli, gitm.bench;
