@@ -27,6 +27,8 @@ public final class DeclaredWork {
     private boolean sorted = true;
     private long lastTime = Long.MIN_VALUE;
 
+    public ByOrder() {}
+
     public void add(WorkRecord w) {
       queues.computeIfAbsent(key(w.kernel(), w.stream()), k -> new ArrayDeque<>()).add(w);
       sorted &= w.timeNs() >= lastTime;
