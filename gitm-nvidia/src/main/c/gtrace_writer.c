@@ -347,7 +347,7 @@ typedef struct {
 /* The table of io.gitm.trace.ApiKinds, in the same order: the first rule that matches decides. */
 static const gt_api_rule API_RULES[] = {
   {"cudaLaunchHostFunc", 1, GT_API_OTHER}, {"cuLaunchHostFunc", 1, GT_API_OTHER},
-  {"cudaLaunch", 1, GT_API_LAUNCH}, {"cuLaunch", 1, GT_API_LAUNCH},
+  {"cudaLaunch", 1, GT_API_LAUNCH}, {"cuLaunch", 1, GT_API_LAUNCH}, {"__cudaLaunchKernel", 0, GT_API_LAUNCH},
   {"cudaGraphLaunch", 1, GT_API_LAUNCH}, {"cuGraphLaunch", 1, GT_API_LAUNCH},
   {"cudaMemcpy", 1, GT_API_COPY}, {"cuMemcpy", 1, GT_API_COPY},
   {"cudaMemPrefetch", 1, GT_API_COPY}, {"cuMemPrefetch", 1, GT_API_COPY},

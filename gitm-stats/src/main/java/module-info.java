@@ -4,7 +4,7 @@ module gitm.stats {
   requires hipparchus.core;
   requires hipparchus.stat;
 
-  exports io.gitm.stats to gitm.analysis, gitm.levers, gitm.engine, gitm.bench;
+  exports io.gitm.stats to gitm.trace, gitm.analysis, gitm.levers, gitm.engine, gitm.cli, gitm.bench;
 
   // a run's baseline, journalled as JSON, carries its latency Stats
   opens io.gitm.stats to tools.jackson.databind;

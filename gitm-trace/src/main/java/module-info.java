@@ -6,6 +6,7 @@
 module gitm.trace {
   requires static transitive org.jspecify;
   requires transitive gitm.api;
+  requires gitm.stats;
   requires transitive tools.jackson.databind;
   requires tools.jackson.dataformat.csv;
   requires software.amazon.awssdk.auth;

@@ -15,6 +15,7 @@ import io.gitm.device.MathMode;
 import io.gitm.device.MemInfo;
 import io.gitm.device.Module;
 import io.gitm.device.Stream;
+import io.gitm.stats.Sample;
 import io.gitm.trace.Precision;
 import io.gitm.trace.StateField;
 import java.io.IOException;
@@ -91,10 +92,8 @@ public final class Calibrator {
   /** One measured figure: median, extremes and count of its repeats, in {@code unit}. */
   public record Stat(String unit, double median, double min, double max, int n) {
     static Stat of(String unit, double[] xs) {
-      double[] s = xs.clone();
-      Arrays.sort(s);
-      double med = s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-      return new Stat(unit, med, s[0], s[s.length - 1], s.length);
+      return new Stat(unit, Sample.median(xs), Arrays.stream(xs).min().orElseThrow(),
+          Arrays.stream(xs).max().orElseThrow(), xs.length);
     }
 
     /** (max - min) / median. */

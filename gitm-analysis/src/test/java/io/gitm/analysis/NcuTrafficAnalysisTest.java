@@ -44,7 +44,7 @@ class NcuTrafficAnalysisTest {
   }
 
   /**
-   * Real files from the lent H200 (2026-11-30, bench/results/2026-11-30-h200-s5/2-run-yardstick-levers): ncu's DRAM
+   * Real files from the lent H200 (docs/evidence/2026-11-30-h200-s5.tar.xz!/2-run-yardstick-levers): ncu's DRAM
    * bytes of the first 80 hft-lob kernels of the shipped setup, and the CUPTI trace of a gitm run of that setup in the
    * same device call, whose launches declare their work.
    */

@@ -46,7 +46,7 @@ public final class ApiKinds {
   /** The rules in the order they are tried; {@code gt_classify_api} holds the same table. */
   private static final List<Rule> RULES = List.of(
       prefix("cudaLaunchHostFunc", OTHER), prefix("cuLaunchHostFunc", OTHER),
-      prefix("cudaLaunch", LAUNCH), prefix("cuLaunch", LAUNCH),
+      prefix("cudaLaunch", LAUNCH), prefix("cuLaunch", LAUNCH), exact("__cudaLaunchKernel", LAUNCH),
       prefix("cudaGraphLaunch", LAUNCH), prefix("cuGraphLaunch", LAUNCH),
       prefix("cudaMemcpy", COPY), prefix("cuMemcpy", COPY),
       prefix("cudaMemPrefetch", COPY), prefix("cuMemPrefetch", COPY),

@@ -45,7 +45,10 @@ class ApiKindsTest {
       "cuDevicePrimaryCtxGetState, OTHER", "cudaGetLastError_v3020, OTHER", "cuKernelGetName, OTHER",
       "cuCtxGetCurrent, OTHER", "cudaDeviceGetAttribute_v5000, OTHER",
       "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, OTHER",
-      "cudaLaunchKernelExC_v11060, LAUNCH", "cudaGraphLaunch_v10000, LAUNCH"})
+      "cudaLaunchKernelExC_v11060, LAUNCH", "cudaGraphLaunch_v10000, LAUNCH",
+      // CUDA 13's runtime header launches through __cudaLaunchKernel, and CUPTI 13 names that call
+      "__cudaLaunchKernel_v13000, LAUNCH", "__cudaLaunchKernel_ptsz_v13000, LAUNCH",
+      "__cudaPushCallConfiguration_v13000, OTHER", "__cudaRegisterFunction_v13000, OTHER"})
   void classifiesCuptiCallbackNamesWithTheirVersionSuffixes(String name, ApiKind kind) {
     assertThat(ApiKinds.of(name)).isEqualTo(kind);
   }

@@ -8,6 +8,7 @@ import io.gitm.analysis.attribution.Hypothesis;
 import io.gitm.analysis.monitor.Monitor;
 import io.gitm.analysis.monitor.Violation;
 import io.gitm.planner.Graph;
+import io.gitm.stats.Sample;
 import io.gitm.store.RunStore;
 import io.gitm.trace.TraceDevice;
 import io.gitm.trace.TraceMeta;
@@ -354,12 +355,12 @@ final class AnalyzeCommand implements Callable<Integer> {
     }
     List<Monitor.Iteration> its = a.monitor().iterations();
     if (!its.isEmpty()) {
-      double[] excess = its.stream().mapToDouble(Monitor.Iteration::excessNs).sorted().toArray();
+      double[] excess = its.stream().mapToDouble(Monitor.Iteration::excessNs).toArray();
       Monitor.Iteration worst = its.stream().max(java.util.Comparator.comparingDouble(Monitor.Iteration::excessNs))
           .orElseThrow();
       out.printf(Locale.ROOT, "iterations %d marked; time beyond upper bounds per iteration: median %.3f ms, most %.3f"
           + " ms (%s, %d of %d operations beyond); the series is in --json%n", its.size(),
-          excess[excess.length / 2] / 1e6, worst.excessNs() / 1e6, worst.name(), worst.beyond(), worst.ops());
+          Sample.upperMedian(excess) / 1e6, worst.excessNs() / 1e6, worst.name(), worst.beyond(), worst.ops());
     }
     out.println();
     out.println("violations (" + a.violations().size() + ")");

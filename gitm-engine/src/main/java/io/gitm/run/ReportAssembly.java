@@ -14,6 +14,7 @@ import io.gitm.rank.Qualification;
 import io.gitm.report.Report;
 import io.gitm.search.TrialRecord;
 import io.gitm.search.Verdict;
+import io.gitm.stats.Sample;
 import io.gitm.trace.CopyRecord;
 import io.gitm.trace.KernelRecord;
 import io.gitm.trace.StateField;
@@ -360,10 +361,7 @@ final class ReportAssembly {
   }
 
   private static double median(List<Double> xs) {
-    List<Double> s = new ArrayList<>(xs);
-    Collections.sort(s);
-    int n = s.size();
-    return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
+    return Sample.median(xs.stream().mapToDouble(Double::doubleValue).toArray());
   }
 
   /** Whether violations of {@code invariant} are evidence for {@code cause}. */

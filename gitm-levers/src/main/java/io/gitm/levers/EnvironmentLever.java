@@ -107,7 +107,7 @@ record EnvironmentLever(LeverSpec spec, String variable, String value, String sh
   static EnvironmentLever tf32Override() {
     return of("env-tf32-override", "NVIDIA_TF32_OVERRIDE", "1", SafetyClass.B, Set.of(),
         "let cuBLAS and cuDNN compute FP32 GEMMs and convolutions in TF32 on tensor cores (measured to take"
-        + " effect for PyTorch 2.11's FP32 GEMMs on the H200, bench/results/2026-11-30-h200-s3)",
+        + " effect for PyTorch 2.11's FP32 GEMMs on the H200, docs/evidence/2026-11-30-h200-s3.tar.xz)",
         LeverContext.FACT_FP32_GEMM_SHARE, 4);
   }
 

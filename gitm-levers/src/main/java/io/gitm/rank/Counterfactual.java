@@ -3,6 +3,7 @@ package io.gitm.rank;
 import io.gitm.levers.Lever;
 import io.gitm.sim.Replay;
 import io.gitm.sim.SimSpec;
+import io.gitm.stats.Sample;
 import io.gitm.trace.ApiCallRecord;
 import io.gitm.trace.CopyRecord;
 import io.gitm.trace.KernelRecord;
@@ -87,8 +88,8 @@ public final class Counterfactual {
     for (int s = 0; s < SEEDS; s++) {
       base[s] = replay.predict(spec, TraceChange.none(), s + 1).totalNs();
     }
-    double mean = mean(base);
-    return Optional.of(new Counterfactual(replay, spec, replay.observedNs(), mean, sd(base, mean) / mean));
+    double mean = Sample.mean(base);
+    return Optional.of(new Counterfactual(replay, spec, replay.observedNs(), mean, Sample.sd(base) / mean));
   }
 
   /** How far the unchanged replay is from the observed window: the model's error on this job. */
@@ -123,8 +124,8 @@ public final class Counterfactual {
         for (int s = 0; s < SEEDS; s++) {
           t[s] = replay.predict(spec, b, s + 1).totalNs();
         }
-        double m = mean(t);
-        return new double[] {m, sd(t, m) / m};
+        double m = Sample.mean(t);
+        return new double[] {m, Sample.sd(t) / m};
       });
       anchorNs = a[0];
       anchorSpread = a[1];
@@ -133,10 +134,10 @@ public final class Counterfactual {
     for (int s = 0; s < SEEDS; s++) {
       t[s] = replay.predict(spec, change.get(), s + 1).totalNs();
     }
-    double mean = mean(t);
+    double mean = Sample.mean(t);
     double change01 = (mean - anchorNs) / anchorNs;
     double gain = 1 / (1 + change01) - 1;
-    double spread = sd(t, mean) / mean + anchorSpread;
+    double spread = Sample.sd(t) / mean + anchorSpread;
     // the model's error on the unchanged trace bounds how far its relative predictions can be trusted
     double uncertainty = Math.abs(gain) * Math.min(1, modelError()) + spread;
     return new Prediction(lever.id(), change01, gain, uncertainty, "replay");
@@ -180,19 +181,4 @@ public final class Counterfactual {
     return out;
   }
 
-  private static double mean(double[] v) {
-    double s = 0;
-    for (double x : v) {
-      s += x;
-    }
-    return s / v.length;
-  }
-
-  private static double sd(double[] v, double mean) {
-    double s = 0;
-    for (double x : v) {
-      s += (x - mean) * (x - mean);
-    }
-    return Math.sqrt(s / Math.max(1, v.length - 1));
-  }
 }

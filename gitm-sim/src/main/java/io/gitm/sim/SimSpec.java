@@ -148,7 +148,7 @@ public record SimSpec(HardwareSpec hardware, String preset, String computeCapabi
 
   // Device-side latencies of Hopper, calibrated on the lent H200 against CUPTI kernel durations of
   // hft-lob (gitm-trace/src/test/resources/tracer/real/hft-lob-h200-cupti.gtrace) and its event-timed profiling pass
-  // (bench/results/2026-11-29-h200/hft-lob.txt); the derivations are in docs/sim.md.
+  // (docs/evidence/2026-11-29-h200.tar.xz!/hft-lob.txt); the derivations are in docs/sim.md.
   /** Fixed device time of a kernel: lob_route_hist's 1.2 us CUPTI duration less its two-step chain. */
   static final double HOPPER_KERNEL_OVERHEAD_NS = 1000;
   /** One off-chip chain step: lob_route_chunks, 128 serial L2-resident steps in 16.7 us (about 260 cycles). */
@@ -171,8 +171,8 @@ public record SimSpec(HardwareSpec hardware, String preset, String computeCapabi
   }
 
   /**
-   * The lent H200 as {@code gitm calibrate} measured it (bench/results/2026-11-29-h200/
-   * calibration.json): device copy 4.15e12 B/s, cuBLAS GEMM FP32 50.8, TF32 408.5, BF16 405.7 TFLOP/s (FAST_16BF on
+   * The lent H200 as {@code gitm calibrate} measured it (docs/evidence/
+   * 2026-11-29-h200.tar.xz!/calibration.json): device copy 4.15e12 B/s, cuBLAS GEMM FP32 50.8, TF32 408.5, BF16 405.7 TFLOP/s (FAST_16BF on
    * FP32 data), host link pinned 55.3/55.2 GB/s and pageable 8.8/15.1 GB/s (H2D/D2H), launch 4.8 us, events 32 ns;
    * 132 SMs, 60 MiB L2, 1980 MHz under load. FP16 and FP64 were not measured: datasheet figures as above. INT32:
    * 64 lanes per SM per clock (Hopper), 132 x 64 x 1.98e9 operations/s.

@@ -1,5 +1,6 @@
 package io.gitm.tracer;
 
+import io.gitm.stats.Sample;
 import io.gitm.trace.Dim3;
 import io.gitm.trace.KernelRecord;
 import io.gitm.trace.TraceRecord;
@@ -248,14 +249,9 @@ public final class NcuTraffic {
   }
 
   private static long[] median(List<Profiled> ps) {
-    double[] r = ps.stream().mapToDouble(Profiled::bytesRead).sorted().toArray();
-    double[] w = ps.stream().mapToDouble(Profiled::bytesWritten).sorted().toArray();
-    return new long[] {Math.round(mid(r)), Math.round(mid(w))};
-  }
-
-  private static double mid(double[] s) {
-    int n = s.length;
-    return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    double[] r = ps.stream().mapToDouble(Profiled::bytesRead).toArray();
+    double[] w = ps.stream().mapToDouble(Profiled::bytesWritten).toArray();
+    return new long[] {Math.round(Sample.median(r)), Math.round(Sample.median(w))};
   }
 
   private static String key(String name, Dim3 grid, Dim3 block) {

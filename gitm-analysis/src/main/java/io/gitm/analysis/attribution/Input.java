@@ -6,6 +6,7 @@ import static io.gitm.analysis.attribution.Thresholds.MIN_DEFICIT;
 import io.gitm.analysis.monitor.Monitor;
 import io.gitm.device.HardwareSpec;
 import io.gitm.planner.Graph;
+import io.gitm.stats.Sample;
 import io.gitm.trace.ClockReason;
 import io.gitm.trace.StateField;
 import io.gitm.trace.StateSample;
@@ -65,9 +66,7 @@ record Input(List<? extends TraceRecord> trace, Graph graph, Monitor.Result moni
     for (Map.Entry<K, long[]> e : durations.entrySet()) {
       long[] d = e.getValue();
       int m = (int) d[0];
-      long[] v = Arrays.copyOfRange(d, 1, m + 1);
-      Arrays.sort(v);
-      median.put(e.getKey(), m % 2 == 1 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2.0);
+      median.put(e.getKey(), Sample.median(Arrays.stream(d, 1, m + 1).asDoubleStream().toArray()));
     }
     return median;
   }

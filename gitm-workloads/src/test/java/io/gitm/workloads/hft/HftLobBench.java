@@ -37,7 +37,7 @@ import java.util.Map;
  * are skipped, and said so; {@code KINDS} (default {@code nvidia}) lists the device kinds the configurations are
  * timed on; {@code FILE}, the {@code hft-lob.json} of an earlier GPU run, adds a per-stage comparison of this run's
  * simulated h200 with that run's real H200 and that run's simulated figures (so the sim side can be re-run where
- * there is no GPU: {@code --throughput none --real bench/results/.../hft-lob.json}).
+ * there is no GPU: {@code --throughput none --real hft-lob.json}).
  */
 public final class HftLobBench {
   /** H200 figures for the roofline floor (bytes/s of HBM3e, FP32 and INT32 operations/s). */
