@@ -108,6 +108,18 @@ class ArchitectureTest {
       .should().dependOnClassesThat().resideInAPackage("io.gitm.sim..")
       .because("a lever states its effect; io.gitm.rank replays it on the simulated device");
 
+  /**
+   * The simulated device is a backend found by ServiceLoader; besides that, the model is used for three things:
+   * replaying a trace (rank), running a workload's host program before the job runs (planner, and the CLI's plan),
+   * and the presets' ceilings (analysis's Ceilings, the run's choice of a replay spec).
+   */
+  @ArchTest
+  static final ArchRule onlyTheModelsUsersImportTheSimulator = noClasses()
+      .that().resideOutsideOfPackages("io.gitm.sim..", "io.gitm.rank", "io.gitm.planner", "io.gitm.analysis",
+          "io.gitm.run", "io.gitm.cli", BENCHMARKS)
+      .should().dependOnClassesThat().resideInAPackage("io.gitm.sim..")
+      .because("the simulator is a backend; only replay, the planner and the presets use its model directly");
+
   @ArchTest
   static final ArchRule noPackageCycles = slices().assignedFrom(packages()).should().beFreeOfCycles();
 
