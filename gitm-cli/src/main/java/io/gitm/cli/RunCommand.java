@@ -230,7 +230,8 @@ final class RunCommand implements Callable<Integer> {
       interrupts.close();
       export.close();
     }
-    SyncCommand.afterRun(cl, storeOptions.open(cl), r.run().id(), json);
+    SyncCommand.afterRun(cl, storeOptions.open(cl), r.run().id(), json,
+        budget.duration().minusNanos(wall.nanos() - startedAt));
     if (json) {
       Map<String, Object> doc = new LinkedHashMap<>();
       doc.put("run", r.run().id());

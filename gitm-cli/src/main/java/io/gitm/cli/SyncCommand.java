@@ -1,5 +1,6 @@
 package io.gitm.cli;
 
+import io.gitm.api.Ticker;
 import io.gitm.store.RunStore;
 import io.gitm.store.s3.S3Settings;
 import io.gitm.store.s3.S3Sync;
@@ -7,9 +8,11 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.UnaryOperator;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -130,6 +133,7 @@ final class SyncCommand implements Callable<Integer> {
       case UPLOADED -> out.println("upload   " + e.path() + " (" + size(e.bytes()) + ", " + e.detail() + ")");
       case DOWNLOADED -> out.println("download " + e.path() + " (" + size(e.bytes()) + ", " + e.detail() + ")");
       case REFUSED -> out.println("refused  " + e.path() + ": " + e.detail());
+      case WAITING -> out.println("waiting  " + e.detail());
       case UP_TO_DATE, PART -> {
         return;
       }
@@ -142,32 +146,54 @@ final class SyncCommand implements Callable<Integer> {
         bytes / 1024.0) : String.format(java.util.Locale.ROOT, "%.1f MiB", bytes / (double) (1 << 20));
   }
 
+  /** The least time the sync at the end of a run gets, even when the run used its whole budget. */
+  static final Duration AFTER_RUN_FLOOR = Duration.ofSeconds(15);
+
   /**
    * What {@code gitm run} does when a run ends and {@code GITM_S3_ROOT} is set: pushes datasets, the run's folder,
    * traces and telemetry, and says so in one line (on standard error under {@code --json}, so that standard output
-   * stays one JSON document). A failure or refusal is a warning: the run's own outcome and exit status stand, and
-   * {@code gitm sync} tries again.
+   * stays one JSON document). It takes at most what is left of the run's budget ({@code left}), or
+   * {@link #AFTER_RUN_FLOOR} when less is left; a request S3 does not answer is said while it is tried again. A
+   * failure, a refusal or giving up is a warning: the run's own outcome and exit status stand, and {@code gitm sync}
+   * tries again.
    */
-  static void afterRun(CommandLine cl, RunStore store, String runId, boolean json) {
-    afterRun(cl.getOut(), cl.getErr(), System.getenv(), store, runId, json);
+  static void afterRun(CommandLine cl, RunStore store, String runId, boolean json, Duration left) {
+    afterRun(cl.getOut(), cl.getErr(), System.getenv(), store, runId, json, left, UnaryOperator.identity());
   }
 
   static void afterRun(PrintWriter out, PrintWriter err, Map<String, String> env, RunStore store, String runId,
       boolean json) {
+    afterRun(out, err, env, store, runId, json, AFTER_RUN_FLOOR, UnaryOperator.identity());
+  }
+
+  /**
+   * The sync at the end of a run, within {@code left} (at least {@link #AFTER_RUN_FLOOR}); {@code tune} adjusts the
+   * settings the environment gives (retries, time limits).
+   */
+  static void afterRun(PrintWriter out, PrintWriter err, Map<String, String> env, RunStore store, String runId,
+      boolean json, Duration left, UnaryOperator<S3Settings> tune) {
     if (env.get("GITM_S3_ROOT") == null || !Files.isDirectory(store.runs().resolve(runId))) {
       return;
     }
     PrintWriter w = json ? err : out;
     S3Settings settings;
     try {
-      settings = S3Settings.fromEnvironment(env);
+      settings = tune.apply(S3Settings.fromEnvironment(env));
     } catch (IllegalArgumentException e) {
       err.println("gitm: warning: run " + runId + " not synced to S3: " + e.getMessage());
       err.flush();
       return;
     }
-    try (S3Sync sync = S3Sync.open(settings, Clock.systemUTC())) {
-      S3Sync.Summary s = sync.pushRun(store, runId, S3Sync.Listener.none());
+    Duration allowed = left == null || left.compareTo(AFTER_RUN_FLOOR) < 0 ? AFTER_RUN_FLOOR : left;
+    S3Sync.Listener waits = e -> {
+      if (e.kind() == S3Sync.Kind.WAITING) {
+        w.println("s3       " + e.detail() + "; the sync gives up " + within(allowed) + " after the run");
+        w.flush();
+      }
+    };
+    try (S3Sync sync = S3Sync.open(settings.withLimits(settings.limits().atMost(allowed)), Clock.systemUTC(),
+        Ticker.system(), allowed)) {
+      S3Sync.Summary s = sync.pushRun(store, runId, waits);
       w.println("s3       " + settings.root() + ": " + s.describe());
       for (String r : s.refused()) {
         err.println("gitm: warning: refused " + r);
@@ -178,5 +204,9 @@ final class SyncCommand implements Callable<Integer> {
     }
     w.flush();
     err.flush();
+  }
+
+  private static String within(Duration d) {
+    return d.toMillis() < 10_000 ? d.toMillis() + " ms" : d.toSeconds() + " s";
   }
 }

@@ -178,6 +178,48 @@ class RunProcessEndToEndTest {
   }
 
   @Test
+  void theJobsProcessesLeftByAGitmKilledWithSigkillAreEndedByTheResume() throws Exception {
+    // the first run of the job hangs with a child in its group and one that made a new session; later runs are quick
+    Path job = script("hang-once.sh", "if [ ! -e started ]; then touch started; sleep 1010 & echo $! >> children.txt;"
+        + " setsid sleep 1011 & echo $! >> children.txt; wait; fi; sleep 0.1; echo \"it/s: $((100 + RANDOM % 4))\"");
+    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), "io.gitm.cli.Main", "run",
+        "--budget", "1m", "--target", "99%", "--device", "none", "--scratch", dir.resolve("s").toString(),
+        "--workdir", dir.toString(), "--metric-regex", "it/s: ([0-9.]+)", "--higher-is-better", "--timeout", "5m",
+        "--levers", "env-omp-threads", "--cmd", job.toString()));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("gitm.log").toFile())
+        .start();
+    Path runs = dir.resolve("s/runs");
+    Path live = null;
+    long until = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+    while (System.nanoTime() < until && p.isAlive()) {
+      if (Files.isDirectory(runs)) {
+        try (Stream<Path> s = Files.list(runs)) {
+          live = s.map(r -> r.resolve("trials/job-processes.json")).filter(Files::isRegularFile).findFirst()
+              .orElse(null);
+        }
+      }
+      if (live != null && Files.readString(live).contains("sleep 1011")) {
+        break;
+      }
+      Thread.sleep(50);
+    }
+    assertThat(p.isAlive()).as("still running when killed: " + Files.readString(dir.resolve("gitm.log"))).isTrue();
+    p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    List<String> children = Files.readAllLines(dir.resolve("children.txt")).stream().map(String::strip).toList();
+    assertThat(children).hasSize(2).allSatisfy(c -> assertThat(running(c)).as("job child " + c).isTrue());
+    Path run = live.getParent().getParent();
+
+    CliResult r = CliResult.run("run", "--resume", run.toString(), "--scratch", dir.resolve("s").toString());
+
+    assertThat(children).allSatisfy(c -> assertThat(running(c)).as("job child " + c + " after the resume").isFalse());
+    assertThat(Files.readString(run.resolve("trials/processes.jsonl"))).contains("left by an earlier gitm")
+        .contains("sleep 1010").contains("sleep 1011");
+    assertThat(r.code()).as(r.out() + r.err()).isZero();
+    assertThat(Files.readString(run.resolve("report.md"))).contains("an earlier gitm was killed");
+  }
+
+  @Test
   void aPyTorchProfilerTraceOfTheJobIsAnalyzedIntoTheReportAsExtraEvidence() throws Exception {
     Path kineto = dir.resolve("job.pt.trace.json");
     try (var in = getClass().getResourceAsStream("/tracer/kineto-h200.json")) {

@@ -7,6 +7,8 @@ import io.gitm.store.RunDir;
 import io.gitm.store.RunInfo;
 import io.gitm.store.RunStore;
 import io.gitm.store.s3.S3MockServer;
+import io.gitm.store.s3.S3Settings;
+import io.gitm.store.s3.SilentServer;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -17,9 +19,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -206,6 +211,41 @@ class SyncCommandTest {
     assertThat(out.toString()).isEmpty();
     assertThat(err.toString()).startsWith("gitm: warning: run " + run.id() + " not synced to s3://gitm-test/" + prefix
         + ": S3 ").endsWith("('gitm sync' tries again)\n").hasLineCount(1);
+  }
+
+  @Test
+  void theEndOfARunWithAnS3ThatNeverAnswersSaysTheWaitGivesUpAndWritesNothing() throws Exception {
+    RunStore a = RunStore.open(dir);
+    RunDir run = run(a);
+    run.writeText("report.md", "# report\n");
+    Map<Path, Long> before = listing(dir);
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+
+    // it answers "access denied" only after 30 s, a hundred times the attempts' limit: a sync that did not hold to
+    // its limits would end denied rather than having given up
+    try (SilentServer silent = new SilentServer(Duration.ofSeconds(30))) {
+      SyncCommand.afterRun(new PrintWriter(out), new PrintWriter(err), env(silent.endpoint().toString()), a, run.id(),
+          false, Duration.ofSeconds(-5), s -> s.withRetries(2, Duration.ofMillis(1), Duration.ofMillis(5))
+              .withLimits(new S3Settings.Limits(Duration.ofSeconds(5), Duration.ofMillis(300), Duration.ofMinutes(5))));
+    }
+
+    assertThat(out.toString()).startsWith("s3       no answer from S3 at http://127.0.0.1:")
+        .contains(" within 300 ms (up to 2 attempts); the sync gives up 15 s after the run\n")
+        .doesNotContain("uploaded").hasLineCount(2);
+    assertThat(err.toString()).startsWith("gitm: warning: run " + run.id() + " not synced to s3://gitm-test/" + prefix
+        + ": gave up on S3 ").contains("no answer in time").endsWith("('gitm sync' tries again)\n").hasLineCount(1);
+    assertThat(listing(dir)).isEqualTo(before);
+  }
+
+  private static Map<Path, Long> listing(Path root) throws IOException {
+    Map<Path, Long> out = new TreeMap<>();
+    try (Stream<Path> s = Files.walk(root)) {
+      for (Path p : s.filter(Files::isRegularFile).toList()) {
+        out.put(root.relativize(p), Files.size(p));
+      }
+    }
+    return out;
   }
 
   @Test

@@ -90,13 +90,16 @@ public record ProcessTarget(ProcessSpec spec, Function<Path, Map<String, String>
       List<Path> kept = job.keepPreexistingOutputs();
       ProcessProfiler.Result r = ProcessProfiler.profile(job, name(), tracing, tracingOff, sampler, gpuProcesses,
           in.tracePath(), in.window(), wall, in.control());
+      List<String> notes = new ArrayList<>(r.notes());
       if (!kept.isEmpty()) {
-        List<String> notes = new ArrayList<>(r.notes());
         notes.add("output files that existed before the run were moved to "
             + run.dir().resolve("preexisting-outputs"));
-        r = new ProcessProfiler.Result(r.baseline(), r.runs(), r.jobProcesses(), notes);
       }
-      return r;
+      String ended = ProcessJob.describeLeftBehind(job.endedOnOpen());
+      if (ended != null) {
+        notes.add(ended);
+      }
+      return new ProcessProfiler.Result(r.baseline(), r.runs(), r.jobProcesses(), notes);
     } catch (ProcessProfiler.BrokenJob e) {
       String message = e.getMessage();
       in.journal().append("failed", Map.of("phase", "profile", "error", message));
@@ -113,15 +116,20 @@ public record ProcessTarget(ProcessSpec spec, Function<Path, Map<String, String>
     }
   }
 
+  /** The profile kept by the run; first ends what the job's run in progress left when gitm was killed. */
   @Override
   public Profile reuse(RunDir run, Profiler.Baseline baseline) throws IOException {
+    String ended = ProcessJob.describeLeftBehind(ProcessJob.endLeftBehind(run.dir(), Ticker.system()));
     Path file = run.dir().resolve(PROFILE_NOTES);
     if (!Files.isRegularFile(file)) {
-      return new Profile(baseline, List.of(), Map.of());
+      return new Profile(baseline, ended == null ? List.of() : List.of(ended), Map.of());
     }
     Map<?, ?> pn = RunLoop.JSON.readValue(file.toFile(), Map.class);
     List<String> notes = new ArrayList<>();
     ((List<?>) pn.get("notes")).forEach(x -> notes.add(String.valueOf(x)));
+    if (ended != null) {
+      notes.add(ended);
+    }
     return new Profile(baseline, notes, Map.of(LeverContext.FACT_JOB_PROCESSES,
         ((Number) pn.get("jobProcesses")).doubleValue()));
   }

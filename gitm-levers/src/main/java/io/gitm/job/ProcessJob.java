@@ -5,6 +5,7 @@ import io.gitm.job.output.OutputFile;
 import io.gitm.job.output.OutputFiles;
 import io.gitm.levers.Setup;
 import io.gitm.os.ProcessGroups;
+import io.gitm.os.ProcessTree;
 import io.gitm.workload.OutputDigest;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -30,8 +31,13 @@ import tools.jackson.databind.json.JsonMapper;
  * process group of its own (and through {@code taskset} when the setup pins CPUs), with exactly the environment the
  * spec and the setup give it and nothing else of gitm's. Its stdout and stderr go to {@code trials/pNNNN.stdout} and
  * {@code .stderr} in the log folder, and each run is described in {@code trials/processes.jsonl} (argv, the variables
- * levers set, exit status, wall time, metric, output digest). On a timeout, an interrupt (Ctrl-C) or {@link #close},
- * the whole group is ended (SIGTERM, a grace, SIGKILL); processes a run leaves behind in its group are ended too.
+ * levers set, exit status, wall time, metric, output digest, the processes it left behind). On a timeout, an
+ * interrupt (Ctrl-C) or {@link #close}, the whole group is ended (SIGTERM, a grace, SIGKILL). Every process a run
+ * leaves behind is ended when the run ends, in its group or not ({@link JobProcesses}: gitm is a child subreaper, so
+ * even a process that made a new session with {@code setsid} is found), and listed in the run's entry with its
+ * command line. A run under a setup other than the shipped one that leaves more processes behind than the shipped
+ * setup's runs do is a failed block, so that a lever whose runs leave processes behind is not kept. Opening the job
+ * ends what a run of an earlier gitm that was killed left behind ({@link #endedOnOpen()}).
  *
  * <p>For the agent, one gate block is one run of the process, and a run's output digest is that of the declared
  * output files right after it (they are removed before each run, so a run that does not write them is caught).
@@ -49,8 +55,14 @@ public final class ProcessJob implements Job.Closeable {
   private final Path setsid;
   private final Path taskset;
   private final Duration timeout;
+  /** How often a run's descendants are looked for while it goes on. */
+  private static final Duration POLL = Duration.ofMillis(500);
+
   private final java.util.Set<Long> groups = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final List<ProcessTree.Found> endedOnOpen;
   private int runs;
+  /** The most processes a run of the shipped setup left behind. */
+  private int shippedLeftovers;
   private volatile boolean closed;
 
   /**
@@ -60,11 +72,11 @@ public final class ProcessJob implements Job.Closeable {
    * @param metric the run's number, or NaN when it failed
    * @param output the digest of the output files, or null when it failed
    * @param failure why the run gave no measurement, or null
-   * @param leftovers processes of the group still there when the main process exited (ended by gitm)
+   * @param leftovers the run's processes still there when its main process exited or was ended (ended by gitm)
    */
   public record RunResult(int index, String label, List<String> argv, Map<String, String> leverEnvironment,
       SortedSet<Integer> cpus, int exitCode, double wallSeconds, double metric, OutputDigest output, String failure,
-      TrialFailure.Kind failureKind, List<Long> leftovers, Path stdout, Path stderr) {
+      TrialFailure.Kind failureKind, List<ProcessTree.Found> leftovers, Path stdout, Path stderr) {
     public boolean ok() {
       return failure == null;
     }
@@ -99,6 +111,68 @@ public final class ProcessJob implements Job.Closeable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    this.endedOnOpen = endLeftBehind(logDir, ticker);
+    this.shippedLeftovers = shippedLeftovers(this.logDir.resolve("processes.jsonl"));
+  }
+
+  /**
+   * Makes gitm a child subreaper and ends what a run of the job in run folder {@code runDir} left when the gitm that
+   * ran it was killed (recorded in {@code trials/}, each process checked by its start time); lists them in
+   * {@code trials/processes.jsonl} and returns them.
+   */
+  public static List<ProcessTree.Found> endLeftBehind(Path runDir, Ticker ticker) {
+    ProcessTree.subreaper();
+    Path trials = runDir.resolve("trials");
+    List<ProcessTree.Found> ended = JobProcesses.endEarlier(trials, GRACE, ticker);
+    if (!ended.isEmpty()) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("label", "left by an earlier gitm");
+      m.put("leftoverProcesses", JobProcesses.describe(ended));
+      append(trials, m);
+    }
+    return ended;
+  }
+
+  /** A note for the report on the processes {@link #endLeftBehind} ended, or null when there were none. */
+  public static String describeLeftBehind(List<ProcessTree.Found> ended) {
+    if (ended.isEmpty()) {
+      return null;
+    }
+    return "the job's run in progress when an earlier gitm was killed had left " + ended.size() + " process"
+        + (ended.size() == 1 ? "" : "es") + " running; they were ended: " + ended.stream().limit(5)
+        .map(f -> f.pid() + " (" + abbreviate(f.command()) + ")").collect(Collectors.joining(", "))
+        + (ended.size() > 5 ? ", ..." : "");
+  }
+
+  /** The processes a run of an earlier gitm in this folder had left, ended when this job was opened. */
+  public List<ProcessTree.Found> endedOnOpen() {
+    return endedOnOpen;
+  }
+
+  /** The most processes a run of the shipped setup left behind, as the log says (0 without one). */
+  private static int shippedLeftovers(Path log) {
+    if (!Files.isRegularFile(log)) {
+      return 0;
+    }
+    int most = 0;
+    try {
+      for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+        Map<?, ?> m;
+        try {
+          m = JSON.readValue(line, Map.class);
+        } catch (RuntimeException torn) {
+          continue;
+        }
+        if (m.get("environmentSetByGitm") instanceof Map<?, ?> env && env.isEmpty()
+            && m.get("cpus") instanceof List<?> cpus && cpus.isEmpty()
+            && m.get("leftoverProcesses") instanceof List<?> left) {
+          most = Math.max(most, left.size());
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return most;
   }
 
   public ProcessSpec spec() {
@@ -152,6 +226,10 @@ public final class ProcessJob implements Job.Closeable {
         if (!r.ok()) {
           throw new TrialFailure(r.failureKind(), r.failure());
         }
+        String left = leftBehind(setup, r);
+        if (left != null) {
+          throw new TrialFailure(TrialFailure.Kind.CRASH, left);
+        }
         last = r.output();
         return r.metric();
       }
@@ -164,6 +242,29 @@ public final class ProcessJob implements Job.Closeable {
       @Override
       public void close() {}
     };
+  }
+
+  /**
+   * Why a run under {@code setup} counts against it for the processes it left behind, or null: a setup other than
+   * the shipped one whose run left more than the shipped setup's runs do.
+   */
+  private synchronized String leftBehind(Setup setup, RunResult r) {
+    if (shipped(setup, Map.of()) || r.leftovers().size() <= shippedLeftovers) {
+      return null;
+    }
+    String list = r.leftovers().stream().limit(5).map(f -> f.pid() + " (" + abbreviate(f.command()) + ")")
+        .collect(Collectors.joining(", "));
+    return "the run left " + r.leftovers().size() + " process" + (r.leftovers().size() == 1 ? "" : "es")
+        + " behind (" + list + (r.leftovers().size() > 5 ? ", ..." : "") + "), where a run of the shipped setup left "
+        + shippedLeftovers + "; gitm ended them, and a setup whose runs leave processes behind is not kept";
+  }
+
+  private static boolean shipped(Setup setup, Map<String, String> extra) {
+    return setup.environment().isEmpty() && setup.cpus().isEmpty() && extra.isEmpty();
+  }
+
+  private static String abbreviate(String command) {
+    return command.length() > 60 ? command.substring(0, 57) + "..." : command;
   }
 
   /**
@@ -198,6 +299,7 @@ public final class ProcessJob implements Job.Closeable {
     pb.environment().clear();
     pb.environment().putAll(env);
     long t0 = ticker.nanos();
+    long since = JobProcesses.ticksNow();
     Process p;
     try {
       p = pb.start();
@@ -208,39 +310,57 @@ public final class ProcessJob implements Job.Closeable {
     long pgid = p.pid();
     ProcessGroups.register(pgid);
     groups.add(pgid);
+    JobProcesses tree = JobProcesses.started(logDir, pgid, since);
     try {
-      return await(p, pgid, t0, index, label, argv, set, setup, out, err);
+      RunResult r = await(p, pgid, tree, t0, index, label, argv, set, setup, out, err);
+      if (shipped(setup, extra)) {
+        shippedLeftovers = Math.max(shippedLeftovers, r.leftovers().size());
+      }
+      return r;
     } finally {
       groups.remove(pgid);
     }
   }
 
-  private RunResult await(Process p, long pgid, long t0, int index, String label, List<String> argv,
-      Map<String, String> set, Setup setup, Path out, Path err) throws InterruptedException {
+  /** Waits for the run's main process, looking for its descendants every {@link #POLL}, up to the timeout. */
+  private boolean waitFor(Process p, JobProcesses tree, long pgid) throws InterruptedException {
+    long left = timeout.toNanos();
+    while (left > 0) {
+      long step = Math.min(left, POLL.toNanos());
+      if (p.waitFor(step, java.util.concurrent.TimeUnit.NANOSECONDS)) {
+        return true;
+      }
+      left -= step;
+      tree.poll(otherGroups(pgid));
+    }
+    return false;
+  }
+
+  private static List<Long> otherGroups(long pgid) {
+    return ProcessGroups.live().stream().filter(g -> g != pgid).toList();
+  }
+
+  private RunResult await(Process p, long pgid, JobProcesses tree, long t0, int index, String label,
+      List<String> argv, Map<String, String> set, Setup setup, Path out, Path err) throws InterruptedException {
     boolean finished;
     try {
-      finished = p.waitFor(timeout.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+      finished = waitFor(p, tree, pgid);
     } catch (InterruptedException e) {
-      end(p, pgid);
+      List<ProcessTree.Found> left = end(p, pgid, tree);
       log(new RunResult(index, label, argv, set, setup.cpus(), -1, (ticker.nanos() - t0) / 1e9, Double.NaN, null,
-          "stopped by request", TrialFailure.Kind.CRASH, List.of(), out, err));
+          "stopped by request", TrialFailure.Kind.CRASH, left, out, err));
       throw e;
     }
     double wall = (ticker.nanos() - t0) / 1e9;
     if (!finished) {
-      end(p, pgid);
+      List<ProcessTree.Found> left = end(p, pgid, tree);
       return log(new RunResult(index, label, argv, set, setup.cpus(), -1, wall, Double.NaN, null,
           "the job did not finish within " + Watchdog.describe(timeout) + "; its process group was killed (last line: "
               + ProcessMetric.lastLine(tail(err).isBlank() ? tail(out) : tail(err)) + ")", TrialFailure.Kind.HANG,
-          List.of(), out, err));
+          left, out, err));
     }
     int exit = p.exitValue();
-    List<Long> left = ProcessGroups.members(pgid);
-    if (!left.isEmpty()) {
-      ProcessGroups.terminate(pgid, GRACE, ticker);
-    } else {
-      ProcessGroups.release(pgid);
-    }
+    List<ProcessTree.Found> left = tree.end(pgid, GRACE, ticker, otherGroups(pgid));
     String stdout = tail(out);
     String stderr = tail(err);
     if (exit != 0) {
@@ -304,9 +424,12 @@ public final class ProcessJob implements Job.Closeable {
     }
   }
 
-  /** Ends the run's process group and reaps the process (also when it never got to make its group). */
-  private void end(Process p, long pgid) {
-    ProcessGroups.terminate(pgid, GRACE, ticker);
+  /**
+   * Ends the run's process group and every other process of the run, and reaps the process (also when it never got
+   * to make its group); returns the run's other processes.
+   */
+  private List<ProcessTree.Found> end(Process p, long pgid, JobProcesses tree) {
+    List<ProcessTree.Found> left = tree.end(pgid, GRACE, ticker, otherGroups(pgid));
     if (p.isAlive()) {
       p.destroyForcibly();
     }
@@ -320,6 +443,7 @@ public final class ProcessJob implements Job.Closeable {
         Thread.currentThread().interrupt();
       }
     }
+    return left;
   }
 
   private static String describeSignal(int exit) {
@@ -347,14 +471,23 @@ public final class ProcessJob implements Job.Closeable {
     m.put("metric", Double.isFinite(r.metric()) ? r.metric() : null);
     m.put("outputSha256", r.output() == null ? null : r.output().sha256());
     m.put("failure", r.failure());
-    m.put("leftoverProcesses", r.leftovers());
+    m.put("leftoverProcesses", JobProcesses.describe(r.leftovers()));
+    append(m);
+    return r;
+  }
+
+  private void append(Map<String, Object> entry) {
+    append(logDir, entry);
+  }
+
+  private static void append(Path logDir, Map<String, Object> entry) {
     try {
-      Files.writeString(logDir.resolve("processes.jsonl"), JSON.writeValueAsString(m) + "\n", StandardCharsets.UTF_8,
-          StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+      Files.createDirectories(logDir);
+      Files.writeString(logDir.resolve("processes.jsonl"), JSON.writeValueAsString(entry) + "\n",
+          StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return r;
   }
 
   /** The last {@link #TAIL_BYTES} of a log, as text. */

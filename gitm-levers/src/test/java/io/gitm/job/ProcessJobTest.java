@@ -5,8 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gitm.api.Ticker;
 import io.gitm.job.output.OutputFile;
+import io.gitm.levers.SafetyClass;
 import io.gitm.levers.Setup;
 import io.gitm.os.ProcessGroups;
+import io.gitm.os.ProcessTree;
+import io.gitm.search.Gate;
+import io.gitm.search.Verdict;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +18,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -145,8 +150,120 @@ class ProcessJobTest {
       ProcessJob.RunResult r = j.execute(Setup.shipped(), Map.of(), "t");
       assertThat(r.ok()).isTrue();
       long child = Long.parseLong(Files.readString(r.stdout()).lines().findFirst().orElseThrow().split(" ")[1]);
-      assertThat(r.leftovers()).contains(child);
+      assertThat(r.leftovers()).extracting(ProcessTree.Found::pid).contains(child);
       assertThat(alive(child)).isFalse();
+    }
+  }
+
+  /**
+   * A shell function: {@code execed PID COMMAND} waits until process PID runs COMMAND (a child forked by the shell
+   * has the shell's command line until it has exec'd).
+   */
+  private static final String EXECED = "execed() { while ! tr '\\0' ' ' < /proc/$1/cmdline 2>/dev/null"
+      + " | grep -q \"^$2\"; do sleep 0.01; done; }\n";
+
+  private static long pidAfter(String stdout, String tag) {
+    return stdout.lines().filter(l -> l.startsWith(tag + " ")).mapToLong(l -> Long.parseLong(l.split(" ")[1]))
+        .findFirst().orElseThrow(() -> new AssertionError("no line '" + tag + " PID' in " + stdout));
+  }
+
+  /** Waits (a bounded number of reads) until the script has written the line tagged {@code tag}. */
+  private static long awaitPid(Path stdout, String tag) throws Exception {
+    for (int i = 0; i < 1000; i++) {
+      String out = Files.exists(stdout) ? Files.readString(stdout) : "";
+      if (out.lines().anyMatch(l -> l.startsWith(tag + " "))) {
+        return pidAfter(out, tag);
+      }
+      Thread.sleep(20);
+    }
+    throw new AssertionError("the script never wrote '" + tag + " PID'");
+  }
+
+  @Test
+  void childrenThatLeftTheJobsSessionAreEndedWithTheRunAndListedWithTheirCommandLines() throws Exception {
+    Path s = script("detach.sh", EXECED + "setsid sleep 1000 & echo \"own $!\"; execed $! 'sleep 1000'\n"
+        + "( setsid sleep 1001 & echo \"orphan $!\"; execed $! 'sleep 1001' )\n"
+        + "sleep 1002 & echo \"plain $!\"; execed $! 'sleep 1002'\n"
+        + "echo 'it/s: 2'");
+    try (ProcessJob j = job(spec(s, rate(), List.of(), Map.of()), Duration.ofSeconds(20))) {
+      ProcessJob.RunResult r = j.execute(Setup.shipped(), Map.of(), "gate");
+      assertThat(r.ok()).as(r.failure()).isTrue();
+      String out = Files.readString(r.stdout());
+      List<Long> pids = List.of(pidAfter(out, "own"), pidAfter(out, "orphan"), pidAfter(out, "plain"));
+      for (long pid : pids) {
+        assertThat(alive(pid)).as("process " + pid + " of the job").isFalse();
+      }
+      assertThat(r.leftovers()).extracting(ProcessTree.Found::pid).containsAll(pids);
+      assertThat(r.leftovers()).extracting(ProcessTree.Found::command)
+          .contains("sleep 1000", "sleep 1001", "sleep 1002");
+      String logged = Files.readString(dir.resolve("run/trials/processes.jsonl"));
+      assertThat(logged).contains("\"command\":\"sleep 1000\"").contains("\"pid\":" + pids.getFirst());
+      assertThat(dir.resolve("run/trials/job-processes.json")).doesNotExist();
+    }
+  }
+
+  @Test
+  void aSetupWhoseRunsLeaveProcessesBehindIsNotKeptByTheGate() throws Exception {
+    Path s = script("spawn.sh", EXECED + "if [ -n \"$SPAWN\" ]; then setsid sleep 1003 & execed $! 'sleep 1003'; fi\n"
+        + "echo 'it/s: 2'");
+    try (ProcessJob j = job(spec(s, rate(), List.of(), Map.of()), Duration.ofSeconds(20))) {
+      Setup spawning = Setup.shipped().withEnvironment("SPAWN", "1");
+      try (Job.Run shipped = j.open(Setup.shipped())) {
+        assertThat(shipped.block()).isEqualTo(2);
+      }
+      try (Job.Run run = j.open(spawning)) {
+        assertThatThrownBy(run::block).isInstanceOf(TrialFailure.class)
+            .hasMessageContaining("the run left 1 process behind (")
+            .hasMessageContaining("(sleep 1003)")
+            .hasMessageContaining("a setup whose runs leave processes behind is not kept");
+      }
+      Verdict v = new Gate(Ticker.system(), Gate.Options.defaults().withBlockTimeout(Duration.ofSeconds(30)))
+          .judge(j, Setup.shipped(), spawning, SafetyClass.A, 1e-3);
+      assertThat(v.kept()).isFalse();
+      assertThat(v.detail()).contains("the run left 1 process behind");
+      for (String line : Files.readAllLines(dir.resolve("run/trials/processes.jsonl"))) {
+        if (line.contains("\"SPAWN\"")) {
+          assertThat(line).contains("\"command\":\"sleep 1003\"");
+        }
+      }
+    }
+  }
+
+  @Test
+  void openingAJobEndsWhatARunOfAKilledGitmLeftAndOnlyThat() throws Exception {
+    Path trials = dir.resolve("run/trials");
+    Files.createDirectories(trials);
+    Path out = dir.resolve("left.out");
+    Process left = new ProcessBuilder("setsid", "bash", "-c", "sleep 1004 & echo \"child $!\"; "
+        + "setsid sleep 1005 & echo \"detached $!\"; wait").redirectOutput(out.toFile()).start();
+    Process stranger = new ProcessBuilder("setsid", "sleep", "1006").start();
+    try {
+      long child = awaitPid(out, "child");
+      long detached = awaitPid(out, "detached");
+      ProcessTree.Proc root = ProcessTree.read(left.pid()).orElseThrow();
+      ProcessTree.Proc d = ProcessTree.read(detached).orElseThrow();
+      long strangerStart = ProcessTree.read(stranger.pid()).orElseThrow().start();
+      // as a gitm killed with SIGKILL leaves it: the run in progress, with the detached child it had seen
+      Files.writeString(trials.resolve("job-processes.json"), "{\"pid\":" + root.pid() + ",\"start\":"
+          + root.start() + ",\"since\":" + root.start() + ",\"seen\":[{\"pid\":" + detached + ",\"start\":"
+          + d.start() + ",\"command\":\"sleep 1005\"},{\"pid\":" + stranger.pid() + ",\"start\":"
+          + (strangerStart + 1) + ",\"command\":\"sleep 1006\"}]}\n");
+
+      try (ProcessJob j = job(spec(script("any.sh", "echo 'it/s: 1'"), rate(), List.of(), Map.of()),
+          Duration.ofSeconds(20))) {
+        assertThat(j.endedOnOpen()).extracting(ProcessTree.Found::pid)
+            .containsExactlyInAnyOrder(root.pid(), child, detached);
+      }
+      assertThat(left.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(alive(child)).isFalse();
+      assertThat(alive(detached)).isFalse();
+      assertThat(stranger.isAlive()).as("a process whose start time is not the recorded one").isTrue();
+      assertThat(trials.resolve("job-processes.json")).doesNotExist();
+      assertThat(Files.readString(trials.resolve("processes.jsonl"))).contains("left by an earlier gitm")
+          .contains("sleep 1004");
+    } finally {
+      left.destroyForcibly();
+      stranger.destroyForcibly();
     }
   }
 

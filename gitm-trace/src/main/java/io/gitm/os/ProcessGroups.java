@@ -29,8 +29,8 @@ import java.util.concurrent.locks.LockSupport;
  * Process groups of the jobs gitm starts, on Linux: signals to a whole group through libc's {@code kill} with a
  * negative pid (bound once with {@code java.lang.foreign}), the group's members read from {@code /proc/<pid>/stat},
  * and a registry of the groups that are live, so that whatever stops gitm (a trial's timeout, Ctrl-C, a second Ctrl-C
- * that halts at once) can end them all and leave no orphan behind. A member that made itself a new session
- * ({@code setsid}) has left the group and is out of reach, as for any process-group based tool.
+ * that halts at once) can end them all. A member that made itself a new session ({@code setsid}) has left the group;
+ * {@link ProcessTree} finds it.
  */
 public final class ProcessGroups {
   public static final int SIGTERM = 15;
@@ -88,6 +88,25 @@ public final class ProcessGroups {
         case 22 -> "EINVAL (no such signal)";
         default -> "errno " + errno;
       });
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new IllegalStateException(t);
+    }
+  }
+
+  /**
+   * Sends {@code signal} to process {@code pid} alone; returns false when there is no such process or gitm may not
+   * signal it.
+   */
+  public static boolean signalProcess(long pid, int signal) {
+    if (pid <= 1 || pid > Integer.MAX_VALUE || pid == ProcessHandle.current().pid()) {
+      throw new IllegalArgumentException("not a process gitm may signal: " + pid);
+    }
+    Binding b = BINDING.require();
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment state = a.allocate(b.captureLayout);
+      return (int) b.kill.invokeExact(state, (int) pid, signal) == 0;
     } catch (RuntimeException e) {
       throw e;
     } catch (Throwable t) {

@@ -21,9 +21,10 @@ import java.util.Map;
  * @param maxDelay    the longest backoff between two attempts
  * @param credentials fixed keys, or null for the standard chain (environment, system properties, profile, web
  *                    identity, container and instance credentials)
+ * @param limits      how long S3 may take to connect, to answer one attempt, and to finish one call with its retries
  */
 public record S3Settings(S3Root root, URI endpoint, boolean pathStyle, String region, long partSize, int maxAttempts,
-    Duration baseDelay, Duration maxDelay, Keys credentials) {
+    Duration baseDelay, Duration maxDelay, Keys credentials, Limits limits) {
 
   /** S3's smallest part (all but the last part of a multipart upload are at least this big). */
   public static final long MIN_PART_SIZE = 5L << 20;
@@ -44,7 +45,43 @@ public record S3Settings(S3Root root, URI endpoint, boolean pathStyle, String re
     }
   }
 
+  /**
+   * How long a request may wait on S3, so that a server that accepts connections and never answers cannot hold the
+   * sync: {@code connect} to open a connection, {@code attempt} for one attempt (and between two bytes of its
+   * answer), {@code call} for one call with all its retries.
+   */
+  public record Limits(Duration connect, Duration attempt, Duration call) {
+    public Limits {
+      for (Duration d : new Duration[] {connect, attempt, call}) {
+        if (d == null || d.isNegative() || d.isZero()) {
+          throw new IllegalArgumentException("S3 time limits must be positive, got " + d);
+        }
+      }
+      if (call.compareTo(attempt) < 0) {
+        throw new IllegalArgumentException("an S3 call's time limit (" + call + ") is below its attempt's ("
+            + attempt + ")");
+      }
+    }
+
+    /** Connecting 5 s, an attempt 60 s, a call with its retries 3 min. */
+    public static Limits standard() {
+      return new Limits(Duration.ofSeconds(5), Duration.ofSeconds(60), Duration.ofMinutes(3));
+    }
+
+    /** These limits, none longer than {@code most}. */
+    public Limits atMost(Duration most) {
+      return new Limits(min(connect, most), min(attempt, most), min(call, most));
+    }
+
+    private static Duration min(Duration a, Duration b) {
+      return a.compareTo(b) <= 0 ? a : b;
+    }
+  }
+
   public S3Settings {
+    if (limits == null) {
+      throw new IllegalArgumentException("no S3 time limits");
+    }
     if (root == null) {
       throw new IllegalArgumentException("no S3 root: set GITM_S3_ROOT to s3://bucket/prefix");
     }
@@ -60,9 +97,13 @@ public record S3Settings(S3Root root, URI endpoint, boolean pathStyle, String re
     }
   }
 
-  /** The defaults for a root: AWS itself, 8 MiB parts, 6 attempts with backoff from 200 ms to 20 s. */
+  /**
+   * The defaults for a root: AWS itself, 8 MiB parts, 6 attempts with backoff from 200 ms to 20 s, the
+   * {@linkplain Limits#standard() standard time limits}.
+   */
   public static S3Settings of(S3Root root) {
-    return new S3Settings(root, null, false, null, 8L << 20, 6, Duration.ofMillis(200), Duration.ofSeconds(20), null);
+    return new S3Settings(root, null, false, null, 8L << 20, 6, Duration.ofMillis(200), Duration.ofSeconds(20), null,
+        Limits.standard());
   }
 
   /**
@@ -105,23 +146,32 @@ public record S3Settings(S3Root root, URI endpoint, boolean pathStyle, String re
 
   /** Talk to an S3-compatible server at {@code endpoint}, path-style. */
   public S3Settings withEndpoint(URI endpoint) {
-    return new S3Settings(root, endpoint, true, region, partSize, maxAttempts, baseDelay, maxDelay, credentials);
+    return new S3Settings(root, endpoint, true, region, partSize, maxAttempts, baseDelay, maxDelay, credentials,
+        limits);
   }
 
   public S3Settings withCredentials(Keys keys) {
-    return new S3Settings(root, endpoint, pathStyle, region, partSize, maxAttempts, baseDelay, maxDelay, keys);
+    return new S3Settings(root, endpoint, pathStyle, region, partSize, maxAttempts, baseDelay, maxDelay, keys, limits);
   }
 
   public S3Settings withRegion(String region) {
-    return new S3Settings(root, endpoint, pathStyle, region, partSize, maxAttempts, baseDelay, maxDelay, credentials);
+    return new S3Settings(root, endpoint, pathStyle, region, partSize, maxAttempts, baseDelay, maxDelay, credentials,
+        limits);
   }
 
   public S3Settings withPartSize(long bytes) {
-    return new S3Settings(root, endpoint, pathStyle, region, bytes, maxAttempts, baseDelay, maxDelay, credentials);
+    return new S3Settings(root, endpoint, pathStyle, region, bytes, maxAttempts, baseDelay, maxDelay, credentials,
+        limits);
   }
 
   public S3Settings withRetries(int attempts, Duration base, Duration max) {
-    return new S3Settings(root, endpoint, pathStyle, region, partSize, attempts, base, max, credentials);
+    return new S3Settings(root, endpoint, pathStyle, region, partSize, attempts, base, max, credentials,
+        limits);
+  }
+
+  public S3Settings withLimits(Limits limits) {
+    return new S3Settings(root, endpoint, pathStyle, region, partSize, maxAttempts, baseDelay, maxDelay, credentials,
+        limits);
   }
 
   /** The object key of a path relative to the store's root ({@code runs/ID/run.json}). */

@@ -1,5 +1,6 @@
 package io.gitm.store.s3;
 
+import io.gitm.api.Ticker;
 import io.gitm.store.AtomicFiles;
 import io.gitm.store.RunStore;
 import java.io.IOException;
@@ -9,6 +10,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -48,7 +50,9 @@ public final class S3Sync implements AutoCloseable {
     /** A dataset whose bytes or pin differ between here and S3, left as it was on both sides. */
     REFUSED,
     /** One part of a multipart upload was sent. */
-    PART
+    PART,
+    /** S3 has not answered a request (or failed it) and the request is tried again; no file, the wait in words. */
+    WAITING
   }
 
   /** One thing the sync did: its kind, the file's path in the store, its bytes, and the details in words. */
@@ -87,16 +91,29 @@ public final class S3Sync implements AutoCloseable {
   private final S3Settings settings;
   private final Bucket bucket;
   private final Clock clock;
+  /** Who hears of the waits of the sync in progress. */
+  private volatile Listener current = Listener.none();
 
-  private S3Sync(S3Settings settings, Bucket bucket, Clock clock) {
+  private S3Sync(S3Settings settings, Clock clock, Ticker ticker, long untilNanos) {
     this.settings = settings;
-    this.bucket = bucket;
+    this.bucket = Bucket.open(settings, ticker, untilNanos, m -> current.on(new Event(Kind.WAITING, "", 0, m)));
     this.clock = clock;
   }
 
   /** A sync to the settings' root; {@code clock} stamps the manifests. Nothing is contacted yet. */
   public static S3Sync open(S3Settings settings, Clock clock) {
-    return new S3Sync(settings, Bucket.open(settings), clock);
+    return new S3Sync(settings, clock, Ticker.system(), Long.MAX_VALUE);
+  }
+
+  /**
+   * A sync that is over within {@code allowed} from now on {@code ticker}: every request is cut to the time left,
+   * and once it has run out no request is made and the sync ends with an {@link IOException} saying it gave up.
+   */
+  public static S3Sync open(S3Settings settings, Clock clock, Ticker ticker, Duration allowed) {
+    if (allowed == null || allowed.isNegative()) {
+      throw new IllegalArgumentException("a sync's time must be 0 or more, got " + allowed);
+    }
+    return new S3Sync(settings, clock, ticker, ticker.nanos() + allowed.toNanos());
   }
 
   public S3Settings settings() {
@@ -108,6 +125,7 @@ public final class S3Sync implements AutoCloseable {
    */
   public Summary sync(RunStore store, Listener listener) throws IOException {
     Tally t = new Tally(listener);
+    current = t;
     pullDatasets(store, t);
     pushDatasets(store, t);
     for (String id : store.runIds()) {
@@ -122,6 +140,7 @@ public final class S3Sync implements AutoCloseable {
   /** What a run adds: datasets, that run's folder, traces and telemetry are pushed (nothing is fetched). */
   public Summary pushRun(RunStore store, String runId, Listener listener) throws IOException {
     Tally t = new Tally(listener);
+    current = t;
     pushDatasets(store, t);
     pushFolder("runs/" + runId, store.runs().resolve(runId), t);
     pushFolder("traces", store.traces(), t);
@@ -132,6 +151,7 @@ public final class S3Sync implements AutoCloseable {
   /** Fetches the pinned datasets that S3 holds and this store lacks. */
   public Summary pullDatasets(RunStore store, Listener listener) throws IOException {
     Tally t = new Tally(listener);
+    current = t;
     pullDatasets(store, t);
     return t.summary();
   }
