@@ -376,13 +376,34 @@ public final class TraceReader implements Iterable<TraceRecord>, Closeable {
           default -> throw TraceFormatException.corrupt(base + start, "unknown record tag " + tag);
         }
       } catch (IllegalArgumentException e) {
-        throw TraceFormatException.corrupt(base + start, "invalid record: " + e.getMessage());
+        throw TraceFormatException.corrupt(base + start, "invalid record " + (records + blockRecords.size() + 1)
+            + ": " + e.getMessage());
+      }
+      if (tag != TraceFormat.TAG_STRING) {
+        checkTimes(blockRecords.getLast(), records + blockRecords.size(), base + start);
       }
       decoded++;
     }
     if (decoded != count) {
       throw TraceFormatException.corrupt(base + b.limit(), "the block holds " + decoded + " records, its header says "
           + count);
+    }
+  }
+
+  /**
+   * Refuses a record that no clock can have written: a time before the clock's zero (every clock domain counts up
+   * from one, so timestamps are non-negative) or an interval too long for a signed 64-bit duration.
+   *
+   * @param index the record's number in the file, from 1 (string definitions not counted)
+   */
+  private static void checkTimes(TraceRecord r, long index, long offset) throws TraceFormatException {
+    if (r.startNs() < 0) {
+      throw TraceFormatException.corrupt(offset, "record " + index + " starts at " + r.startNs() + " ns, before its"
+          + " clock's zero (timestamps are non-negative)");
+    }
+    if (r.endNs() < r.startNs()) {
+      throw TraceFormatException.corrupt(offset, "record " + index + " ends at " + r.endNs() + " ns, before it starts"
+          + " at " + r.startNs() + " ns");
     }
   }
 
