@@ -82,8 +82,9 @@ final class RunCommand implements Callable<Integer> {
   boolean json;
 
   @Option(names = "--resume", paramLabel = "RUN",
-      description = "Continue an interrupted run (a run id or folder): completed trials are kept, the anchor is"
-          + " re-applied first, and the budget left is what the run had not used.")
+      description = "Continue an interrupted run (a run id or folder) with the options it started with (they cannot"
+          + " be given again): completed trials are kept, the anchor is re-applied first, and the budget left is what"
+          + " the run had not used. Refused while the run is still live.")
   String resume;
 
   @Option(names = "--allow-device-settings",
