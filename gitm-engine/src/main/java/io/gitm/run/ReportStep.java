@@ -99,8 +99,8 @@ final class ReportStep {
     RunClock clock = log.clock();
     double overrun = clock.overrunSeconds();
     // a run stopped from outside is journaled as interrupted, not ended: --resume continues it
-    log.journal().record(status == Report.Status.INTERRUPTED ? INTERRUPTED : "end", Map.of("status", status.name(),
-        "overrunSeconds", overrun));
+    boolean stopped = status == Report.Status.INTERRUPTED || log.control().stopRequested();
+    log.journal().record(stopped ? INTERRUPTED : "end", Map.of("status", status.name(), "overrunSeconds", overrun));
     double elapsed = clock.elapsedSeconds();
     Agent.Result search = o.outcome() == null ? null : o.outcome().agent();
     log.events().line(String.format(Locale.ROOT, "result   %s: %s; budget %s, used %.1f s (%+.1f s)",
