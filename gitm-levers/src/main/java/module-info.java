@@ -9,7 +9,7 @@ module gitm.levers {
   requires tools.jackson.dataformat.csv;
 
   exports io.gitm.job to gitm.engine, gitm.cli, gitm.bench;
-  exports io.gitm.job.output to gitm.cli;
+  exports io.gitm.job.output to gitm.engine, gitm.cli;
   exports io.gitm.levers to gitm.engine, gitm.export, gitm.cli, gitm.bench;
   exports io.gitm.rank to gitm.engine, gitm.bench;
   exports io.gitm.search to gitm.engine, gitm.export, gitm.cli, gitm.bench;

@@ -318,7 +318,7 @@ final class AnalyzeCommand implements Callable<Integer> {
         ? "SIMULATED device" : "real device") + "]");
     out.println("ceilings  " + c.note());
     for (String d : a.diagnostics()) {
-      out.println("note      " + d);
+      out.println("note      " + Terminal.safe(d));
     }
     out.printf(Locale.ROOT, "graph     %d operations (%d model-based, %d empirical), %d predicted-concurrent pairs%n",
         a.nodes(), a.modelNodes(), a.nodes() - a.modelNodes(), a.concurrentPairs());
@@ -330,7 +330,8 @@ final class AnalyzeCommand implements Callable<Integer> {
         }).collect(java.util.stream.Collectors.joining(", "))));
     for (Map<String, Object> p : predictions(a)) {
       if (p.get("basis").equals(Graph.Basis.PEERS.name())) {
-        out.println("peers     '" + p.get("subject") + "' (" + p.get("count") + "×) from " + p.get("peers"));
+        out.println("peers     '" + Terminal.safe(p.get("subject")) + "' (" + p.get("count") + "×) from "
+            + Terminal.safe(p.get("peers")));
       }
     }
     if (a.spanNs() > 0) {
@@ -360,7 +361,8 @@ final class AnalyzeCommand implements Callable<Integer> {
           .orElseThrow();
       out.printf(Locale.ROOT, "iterations %d marked; time beyond upper bounds per iteration: median %.3f ms, most %.3f"
           + " ms (%s, %d of %d operations beyond); the series is in --json%n", its.size(),
-          Sample.upperMedian(excess) / 1e6, worst.excessNs() / 1e6, worst.name(), worst.beyond(), worst.ops());
+          Sample.upperMedian(excess) / 1e6, worst.excessNs() / 1e6, Terminal.safe(worst.name()), worst.beyond(),
+          worst.ops());
     }
     out.println();
     out.println("violations (" + a.violations().size() + ")");
@@ -369,7 +371,8 @@ final class AnalyzeCommand implements Callable<Integer> {
     }
     for (Violation v : a.violations().subList(0, Math.min(top, a.violations().size()))) {
       out.printf(Locale.ROOT, "  %-18s %s: %d of %d, %.2f× the bound, %.3f ms beyond it [%s]%n",
-          v.invariant().name(), v.subject(), v.count(), v.of(), v.howFar(), v.excessNs() / 1e6, v.basis());
+          v.invariant().name(), Terminal.safe(v.subject()), v.count(), v.of(), v.howFar(), v.excessNs() / 1e6,
+          v.basis());
     }
     out.println();
     out.println("hypotheses (" + a.hypotheses().size() + ")");
@@ -381,7 +384,7 @@ final class AnalyzeCommand implements Callable<Integer> {
       out.printf(Locale.ROOT, "  %d. %-28s %5.1f%% of the span [%.1f%%, %.1f%%], p=%.2g, confidence %.2f%n", i++,
           h.cause().label(), h.effect() * 100, h.effectLow() * 100, h.effectHigh() * 100, h.pValue(), h.confidence());
       for (Evidence e : h.evidence()) {
-        out.println("       - " + e.summary());
+        out.println("       - " + Terminal.safe(e.summary()));
       }
     }
     out.flush();
@@ -402,7 +405,7 @@ final class AnalyzeCommand implements Callable<Integer> {
         u == Differential.Unit.SPAN ? "of the span" : "per " + u.label(), d.baselineTimePerUnit() / 1e6,
         d.runTimePerUnit() / 1e6, d.timeChange() * 100);
     for (String n : d.notes()) {
-      out.println("  note " + n);
+      out.println("  note " + Terminal.safe(n));
     }
     List<Differential.Change> ranked = d.ranked();
     out.printf(Locale.ROOT, "changes (%d new or grown, ranked by added lost time × confidence; together they add"

@@ -1,5 +1,6 @@
 package io.gitm.cli;
 
+import io.gitm.run.Failures;
 import java.io.PrintWriter;
 import java.util.List;
 import picocli.CommandLine;
@@ -60,7 +61,7 @@ public final class Main implements Runnable {
     cl.setErr(err);
     cl.setCaseInsensitiveEnumValuesAllowed(true);
     cl.setParameterExceptionHandler((ex, a) -> {
-      err.println("gitm: " + oneLine(ex.getMessage()));
+      err.println("gitm: " + Terminal.safe(oneLine(ex.getMessage())));
       CommandLine c = ex.getCommandLine();
       err.println("Try '" + c.getCommandSpec().qualifiedName() + " --help' for more information.");
       err.flush();
@@ -70,8 +71,8 @@ public final class Main implements Runnable {
       if (ex instanceof CommandLine.ParameterException pe) {
         throw pe;
       }
-      String msg = ex instanceof CliFailure ? ex.getMessage() : ex.getClass().getSimpleName() + ": " + ex.getMessage();
-      err.println("gitm: error: " + oneLine(msg));
+      String msg = ex instanceof CliFailure ? ex.getMessage() : Failures.describe(ex);
+      err.println("gitm: error: " + Terminal.safe(oneLine(msg)));
       if (System.getenv("GITM_DEBUG") != null) {
         ex.printStackTrace(err);
       }

@@ -122,7 +122,8 @@ final class Progress implements RunEvents, AutoCloseable {
       out.print(CLEAR_LINE);
       statusShown = false;
     }
-    out.println(s);
+    // a line may carry names from the job's trace or output
+    out.println(Terminal.safe(s));
     if (live) {
       drawStatus();
     }

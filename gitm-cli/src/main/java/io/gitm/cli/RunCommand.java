@@ -5,21 +5,24 @@ import io.gitm.api.Target;
 import io.gitm.api.Ticker;
 import io.gitm.device.Device;
 import io.gitm.device.Devices;
+import io.gitm.job.ProcessSpec;
 import io.gitm.levers.Levers;
 import io.gitm.report.Report;
 import io.gitm.run.ManagedTarget;
 import io.gitm.run.ProcessTarget;
 import io.gitm.run.RunEvents;
 import io.gitm.run.RunLoop;
+import io.gitm.run.Secrets;
 import io.gitm.search.Gate;
-import io.gitm.store.Journal;
 import io.gitm.store.RunDir;
+import io.gitm.store.RunLock;
 import io.gitm.store.RunStore;
 import io.gitm.workload.Workload;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -79,8 +82,9 @@ final class RunCommand implements Callable<Integer> {
   boolean json;
 
   @Option(names = "--resume", paramLabel = "RUN",
-      description = "Continue an interrupted run (a run id or folder): completed trials are kept, the anchor is"
-          + " re-applied first, and the budget left is what the run had not used.")
+      description = "Continue an interrupted run (a run id or folder) with the options it started with (they cannot"
+          + " be given again): completed trials are kept, the anchor is re-applied first, and the budget left is what"
+          + " the run had not used. Refused while the run is still live.")
   String resume;
 
   @Option(names = "--allow-device-settings",
@@ -103,50 +107,20 @@ final class RunCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     CommandLine cl = spec.commandLine();
     RunStore store = storeOptions.open(cl);
-    RunDir resumed = null;
-    Journal.Contents previous = null;
-    io.gitm.job.ProcessSpec resumedProcess = null;
-    if (resume != null) {
-      Path dir = Path.of(resume);
-      if (!java.nio.file.Files.isDirectory(dir)) {
-        dir = store.runs().resolve(resume);
-      }
-      if (!java.nio.file.Files.isRegularFile(dir.resolve("run.json"))) {
-        throw new CommandLine.ParameterException(cl, "--resume: no run '" + resume + "' (not a run folder, and not in "
-            + store.runs() + ")");
-      }
-      resumed = RunDir.open(dir);
-      previous = Journal.read(dir.resolve("journal.jsonl"));
-      if (previous.entries().stream().anyMatch(e -> e.type().equals("end"))) {
-        throw new CommandLine.ParameterException(cl, "--resume: run " + resumed.id() + " already ended; nothing to"
-            + " resume");
-      }
-      workload = resumed.info().workload();
-      if (java.nio.file.Files.isRegularFile(dir.resolve("process.json"))) {
-        resumedProcess = io.gitm.job.ProcessSpec.fromJson(Json.readMap(dir.resolve("process.json")));
-        workload = null;
-      }
-      budget = Budget.parse(resumed.info().budget());
-      target = Target.parse(resumed.info().target());
-      Map<String, String> dm = resumed.info().device();
-      if (device.kind.equals("auto") && dm.containsKey("request.kind")) {
-        device.kind = dm.get("request.kind");
-      }
-      device.simPreset = device.simPreset != null ? device.simPreset : dm.get("request.preset");
-      device.faults = device.faults != null ? device.faults : dm.get("request.faults");
-      if (device.simSeed == null && dm.containsKey("request.seed")) {
-        device.simSeed = Long.parseLong(dm.get("request.seed"));
-      }
+    gatePairsGiven = cl.getParseResult().hasMatchedOption("--gate-pairs");
+    RunResume resumed = resume == null ? null : RunResume.open(cl, store, resume);
+    if (resumed != null) {
+      restore(resumed);
     }
     if (process.cmd && workload != null) {
       throw new CommandLine.ParameterException(cl, "give --workload or --cmd, not both");
     }
-    if (!process.cmd && resumedProcess == null && process.anyGiven()) {
+    if (!process.cmd && resumed == null && process.anyGiven()) {
       throw new CommandLine.ParameterException(cl, "--metric, --output, --timeout, --workdir, --env and the like"
           + " describe a black-box job: add --cmd PROGRAM [ARGS...] at the end");
     }
-    if (process.cmd || resumedProcess != null) {
-      return runProcess(cl, store, resumed, previous, resumedProcess);
+    if (process.cmd || (resumed != null && resumed.process() != null)) {
+      return runProcess(cl, store, resumed);
     }
     if (workload == null || workload.isBlank()) {
       throw new CommandLine.ParameterException(cl, "--workload (or --cmd PROGRAM ...) is required; known workloads: "
@@ -166,14 +140,60 @@ final class RunCommand implements Callable<Integer> {
     }
     checkLevers(cl);
     Devices.Choice choice = device.choose(cl);
-    RunStore s = store;
-    RunDir res = resumed;
-    Journal.Contents prev = previous;
     boolean realGpu = !choice.provider().kind().equals(Devices.SIMULATED);
     return execute(cl, realGpu, () -> new RunLoop.Request(new ManagedTarget(w, device.open(cl, choice),
-        choice.provider(), choice.reason(), device.request(), s.datasets(DATASET_DOMAIN.getOrDefault(workload,
-        "edge")), maxIterations, blockIterations, allowDeviceSettings), budget, target, s, res, prev, gateOptions,
-        levers, "gitm " + String.join(" ", cl.getParseResult().originalArgs()), VersionCommand.version()));
+        choice.provider(), choice.reason(), device.request(), store.datasets(DATASET_DOMAIN.getOrDefault(workload,
+        "edge")), maxIterations, blockIterations, allowDeviceSettings), budget, target, store,
+        resumed == null ? null : resumed.run(), resumed == null ? null : resumed.previous(), gateOptions, levers,
+        commandLine(cl), VersionCommand.version(), shapingOptions()));
+  }
+
+  /** Whether {@code --gate-pairs} was given (or journaled, for a resume). */
+  private boolean gatePairsGiven;
+
+  /** The run's own options, from the run it continues: its folder's description and its journal's start. */
+  private void restore(RunResume r) {
+    RunDir run = r.run();
+    workload = r.process() != null ? null : run.info().workload();
+    budget = Budget.parse(run.info().budget());
+    target = Target.parse(run.info().target());
+    Map<String, String> dm = run.info().device();
+    if (dm.containsKey("request.kind")) {
+      device.kind = dm.get("request.kind");
+    }
+    device.simPreset = dm.get("request.preset");
+    device.faults = dm.get("request.faults");
+    device.simSeed = dm.containsKey("request.seed") ? Long.valueOf(dm.get("request.seed")) : null;
+    List<String> l = r.list("levers");
+    levers = l == null || l.isEmpty() ? null : l;
+    maxIterations = r.number("max-iterations", maxIterations);
+    blockIterations = r.number("block-iterations", blockIterations);
+    gatePairsGiven = r.options().containsKey("gate-pairs");
+    gatePairs = r.number("gate-pairs", gatePairs);
+    allowDeviceSettings = r.flag("allow-device-settings", false);
+    process.noTrace = r.flag("no-trace", false);
+    List<String> k = r.list("kineto");
+    process.kineto = k == null ? new ArrayList<>() : new ArrayList<>(k.stream().map(Path::of).toList());
+  }
+
+  /** What shapes the run beyond its budget, target, device and job, as its journal keeps it for a resume. */
+  private Map<String, Object> shapingOptions() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("levers", levers == null ? List.of() : List.copyOf(levers));
+    m.put("max-iterations", maxIterations);
+    m.put("block-iterations", blockIterations);
+    if (gatePairsGiven) {
+      m.put("gate-pairs", gatePairs);
+    }
+    m.put("allow-device-settings", allowDeviceSettings);
+    m.put("no-trace", process.noTrace);
+    m.put("kineto", process.kineto.stream().map(p -> p.toAbsolutePath().toString()).toList());
+    return m;
+  }
+
+  /** The command line as {@code run.json} keeps it: the values given with {@code --env} redacted. */
+  private static String commandLine(CommandLine cl) {
+    return "gitm " + String.join(" ", Secrets.redactCommandLine(cl.getParseResult().originalArgs()));
   }
 
   private void requireBudgetAndTarget(CommandLine cl) {
@@ -218,6 +238,8 @@ final class RunCommand implements Callable<Integer> {
     RunLoop.Result r;
     try {
       r = RunLoop.run(request.make(), wall, Clock.systemUTC(), progress, control, startedAt);
+    } catch (RunLock.HeldException e) {
+      throw new CliFailure(e.getMessage(), e);
     } catch (RunLoop.RunFailure e) {
       if (control.stopRequested()) {
         cl.getErr().println("gitm: " + Main.oneLine(e.getMessage()));
@@ -257,8 +279,8 @@ final class RunCommand implements Callable<Integer> {
     return entered.isPresent() && entered.getAsLong() <= now ? entered.getAsLong() : now;
   }
 
-  private int runProcess(CommandLine cl, RunStore store, RunDir resumed, Journal.Contents previous,
-      io.gitm.job.ProcessSpec resumedSpec) throws IOException {
+  private int runProcess(CommandLine cl, RunStore store, RunResume resumed) throws IOException {
+    ProcessSpec resumedSpec = resumed == null ? null : resumed.process();
     requireBudgetAndTarget(cl);
     if (device.kind.equals("sim")) {
       throw new CommandLine.ParameterException(cl, "--device sim cannot run a black-box process: it runs on the"
@@ -268,7 +290,7 @@ final class RunCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(cl, "--allow-device-settings: device settings are never changed for a"
           + " black-box process");
     }
-    io.gitm.job.ProcessSpec spec = resumedSpec != null ? resumedSpec : process.spec(cl, JOB_ARGV.get());
+    ProcessSpec spec = resumedSpec != null ? resumedSpec : process.spec(cl, JOB_ARGV.get());
     if (resumedSpec != null) {
       try {
         spec.checkStartable();
@@ -281,8 +303,7 @@ final class RunCommand implements Callable<Integer> {
     try {
       // a block is a whole process: no warm-up block (each process warms itself up); six pairs are the fewest for
       // which the signed-rank test can reach 5%
-      gateOptions = Gate.Options.defaults().withWarmupBlocks(0).withPairs(
-          cl.getParseResult().hasMatchedOption("--gate-pairs") ? gatePairs : 6);
+      gateOptions = Gate.Options.defaults().withWarmupBlocks(0).withPairs(gatePairsGiven ? gatePairs : 6);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(cl, "--gate-pairs: " + e.getMessage());
     }
@@ -329,10 +350,10 @@ final class RunCommand implements Callable<Integer> {
     }
     ProcessTarget job = new ProcessTarget(spec, tracing, tracingOff, sampler, gpuProcesses, info,
         sampler != null ? "NVML device " + device.ordinal + " (" + info.name() + ")" : "no GPU: " + gpu, evidence);
-    String command = "gitm " + String.join(" ", cl.getParseResult().originalArgs()) + " "
-        + String.join(" ", spec.command());
-    return execute(cl, sampler != null, () -> new RunLoop.Request(job, budget, target, store, resumed, previous,
-        gateOptions, levers, command, VersionCommand.version()));
+    String command = commandLine(cl) + " " + String.join(" ", spec.command());
+    return execute(cl, sampler != null, () -> new RunLoop.Request(job, budget, target, store,
+        resumed == null ? null : resumed.run(), resumed == null ? null : resumed.previous(), gateOptions, levers,
+        command, VersionCommand.version(), shapingOptions()));
   }
 
   private static io.gitm.device.DeviceInfo hostOnly(String why) {

@@ -83,19 +83,19 @@ final class TraceImportCommand implements Callable<Integer> {
     pw.println("clock " + r.meta().clock() + "; devices: " + (r.meta().devices().isEmpty() ? "none"
         : r.meta().devices().stream().map(TraceImportCommand::device).collect(Collectors.joining(", "))));
     if (!r.missing().isEmpty()) {
-      pw.println("missing fields, stored as unknown: " + counts(r.missing()));
+      pw.println("missing fields, stored as unknown: " + Terminal.safe(counts(r.missing())));
     }
     if (!r.skipped().isEmpty()) {
-      pw.println("skipped events: " + counts(r.skipped()));
+      pw.println("skipped events: " + Terminal.safe(counts(r.skipped())));
     }
     if (!r.ignored().isEmpty()) {
-      pw.println("not imported: " + counts(r.ignored()));
+      pw.println("not imported: " + Terminal.safe(counts(r.ignored())));
     }
     return Main.OK;
   }
 
   private static String device(TraceDevice d) {
-    return d.index() + (d.name().isEmpty() ? "" : " " + d.name());
+    return d.index() + (d.name().isEmpty() ? "" : " " + Terminal.safe(d.name()));
   }
 
   private static String counts(Map<String, Long> m) {

@@ -104,7 +104,8 @@ final class TraceInfoCommand implements Callable<Integer> {
   private void print(PrintWriter out, TraceSummary s) {
     TraceMeta meta = s.meta();
     out.printf("trace        %s (%s, %d blocks)%n", input, bytes(s.fileBytes()), s.blocks());
-    out.printf("source       %s; clock %s; %s device%n", meta.source().isEmpty() ? "(none)" : meta.source(),
+    out.printf("source       %s; clock %s; %s device%n",
+        meta.source().isEmpty() ? "(none)" : Terminal.safe(meta.source()),
         meta.clock(), meta.kind().label());
     Map<Integer, TraceDevice> named = new LinkedHashMap<>();
     meta.devices().forEach(d -> named.put(d.index(), d));
@@ -114,7 +115,7 @@ final class TraceInfoCommand implements Callable<Integer> {
     boolean first = true;
     for (Map.Entry<Integer, SortedSet<Integer>> e : s.streamsByDevice().entrySet()) {
       TraceDevice d = named.get(e.getKey());
-      String name = d == null || d.name().isEmpty() ? "" : " " + d.name();
+      String name = d == null || d.name().isEmpty() ? "" : " " + Terminal.safe(d.name());
       String kind = d == null ? "" : " (" + d.kind().label() + ")";
       String streams = e.getValue().isEmpty() ? "no streams" : "streams " + e.getValue().stream()
           .map(String::valueOf).collect(Collectors.joining(", "));
@@ -139,7 +140,7 @@ final class TraceInfoCommand implements Callable<Integer> {
       for (TraceSummary.KernelStat k : s.topKernels()) {
         double share = s.kernelNs() == 0 ? 0 : 100.0 * k.totalNs() / s.kernelNs();
         out.printf(Locale.ROOT, "  %12s %5.1f %8d %12s  %s%n", duration(k.totalNs()), share, k.count(),
-            duration(Math.round(k.meanNs())), abbreviate(k.name(), 120));
+            duration(Math.round(k.meanNs())), abbreviate(Terminal.safe(k.name()), 120));
       }
     }
   }

@@ -171,10 +171,16 @@ class RunEndToEndTest {
     assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("gitm stops within a minute of Ctrl-C").isTrue();
     assertThat(p.exitValue()).isEqualTo(130);
     List<Journal.Entry> entries = Journal.read(run.resolve("journal.jsonl")).entries();
-    assertThat(entries.getLast().type()).isEqualTo("end");
+    // journaled as interrupted, not ended: the --resume that gitm's message offers continues it
+    assertThat(entries.getLast().type()).isEqualTo("interrupted");
     assertThat(entries.getLast().data().get("status")).isEqualTo("INTERRUPTED");
     assertThat(Files.readString(run.resolve("report.md"))).contains("interrupted");
     assertThat(Files.readString(run.resolve("outcome.json"))).contains("INTERRUPTED");
+    CliResult r = CliResult.run("run", "--resume", run.getFileName().toString(), "--scratch", scratch.toString(),
+        "--json");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(Journal.read(run.resolve("journal.jsonl")).entries()).extracting(Journal.Entry::type)
+        .contains("interrupted", "resume").endsWith("end");
   }
 
   @Test

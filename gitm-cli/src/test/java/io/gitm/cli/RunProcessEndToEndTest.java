@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gitm.store.Journal;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -75,6 +76,48 @@ class RunProcessEndToEndTest {
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.err()).contains("the job fails as shipped").contains("exited with status 3")
         .contains("RuntimeError: CUDA error: out of memory");
+  }
+
+  @Test
+  void aPreexistingOutputIsPutBackWhenTheRunFailsAtOnceAndTheErrorEndsWithTheJobsLastLines() throws IOException {
+    Files.writeString(dir.resolve("out.csv"), "mine\n");
+    Path job = script("broken-out.sh", "echo theirs > out.csv; echo 'RuntimeError: boom' >&2; exit 3");
+    CliResult r = CliResult.run("run", "--budget", "30s", "--target", "15%", "--device", "none", "--scratch",
+        dir.resolve("s").toString(), "--workdir", dir.toString(), "--output", "out.csv", "--cmd", job.toString());
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(Files.readString(dir.resolve("out.csv"))).as("the user's file is back").isEqualTo("mine\n");
+    String line = r.err().lines().filter(l -> l.startsWith("gitm: error:")).findFirst().orElseThrow();
+    assertThat(line).contains("its last lines: RuntimeError: boom")
+        .contains("the output file " + dir.resolve("out.csv") + " that existed before the run was put back")
+        .doesNotEndWith("last lines:").doesNotContain("Exception");
+  }
+
+  @Test
+  void theValuesGivenWithEnvAreWrittenNowhereButTheRunsPrivateSecretsFile() throws Exception {
+    Path job = script("env.sh", "sleep 0.1; [ \"$GITM_AUDIT_TOKEN\" = s3cr3t-v4lue ] || exit 9; echo 'it/s: 5'");
+    CliResult r = CliResult.run("run", "--budget", "30s", "--target", "15%", "--device", "none", "--scratch",
+        dir.resolve("s").toString(), "--metric-regex", "it/s: ([0-9.]+)", "--higher-is-better", "--levers",
+        "env-module-loading-eager", "--env", "GITM_AUDIT_TOKEN=s3cr3t-v4lue", "--json", "--cmd", job.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out() + r.err()).doesNotContain("s3cr3t-v4lue");
+    Path run = Path.of(Json.MAPPER.readTree(r.out()).get("folder").asString());
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(run))).isEqualTo("rwx------");
+    List<Path> files;
+    try (Stream<Path> s = Files.walk(run)) {
+      files = s.filter(Files::isRegularFile).toList();
+    }
+    assertThat(files).extracting(f -> f.getFileName().toString()).contains("report.md", "run.json", "process.json");
+    for (Path f : files) {
+      if (f.getFileName().toString().equals("secrets.json")) {
+        assertThat(Files.readString(f)).contains("s3cr3t-v4lue");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f))).isEqualTo("rw-------");
+      } else {
+        assertThat(Files.readString(f, StandardCharsets.ISO_8859_1)).as("%s", run.relativize(f))
+            .doesNotContain("s3cr3t-v4lue");
+      }
+    }
+    assertThat(Files.readString(run.resolve("process.json"))).contains("GITM_AUDIT_TOKEN").contains("<redacted>");
+    assertThat(Files.readString(run.resolve("run.json"))).contains("GITM_AUDIT_TOKEN=<redacted>");
   }
 
   @Test

@@ -152,6 +152,32 @@ class TraceCommandTest {
   }
 
   @Test
+  void infoAndAnalyzeEscapeTheControlCharactersOfNamesFromTheTrace() throws Exception {
+    String evil = "evil\u001b]2;pwned\u0007\r\nFAKE LINE\u009b31m\u007f";
+    Path t = dir.resolve("evil.gtrace");
+    TraceMeta meta = new TraceMeta("sim\u001b[2J", ClockDomain.SIMULATED,
+        List.of(new TraceDevice(0, "gpu\u001b[31m", "", DeviceKind.SIMULATED)), Map.of());
+    try (TraceWriter w = TraceWriter.create(t, meta)) {
+      for (int i = 0; i < 200; i++) {
+        long at = i * 10_000L;
+        w.write(new ApiCallRecord(ApiKind.LAUNCH, "cuLaunchKernel", 1, i + 1, at, at + 2_000));
+        w.write(new KernelRecord(evil, 0, 1, i + 1, at + 3_000, at + (i % 7 == 0 ? 9_000 : 5_000), new Dim3(64, 1,
+            1), new Dim3(256, 1, 1), 32, 0, 0));
+      }
+    }
+    for (Run r : List.of(gitm("trace", "info", t.toString()), gitm("analyze", t.toString()))) {
+      assertThat(r.code()).as(r.err()).isEqualTo(Main.OK);
+      String printed = r.out() + r.err();
+      assertThat(printed.chars().filter(c -> (c < 0x20 && c != '\n') || (c >= 0x7f && c <= 0x9f)))
+          .as("control characters printed").isEmpty();
+      assertThat(printed.lines()).as("no name starts a line of its own").noneMatch(l -> l.startsWith("FAKE LINE"));
+    }
+    assertThat(gitm("trace", "info", t.toString()).out())
+        .contains("evil\\x1b]2;pwned\\x07\\r\\nFAKE LINE\\u009b31m\\x7f")
+        .contains("source       sim\\x1b[2J").contains("gpu\\x1b[31m");
+  }
+
+  @Test
   void infoOfAnEmptyTraceSaysSoWithoutASpan() throws Exception {
     Path t = dir.resolve("empty.gtrace");
     try (TraceWriter w = TraceWriter.create(t, new TraceMeta("cupti", ClockDomain.HOST_MONOTONIC, List.of(),

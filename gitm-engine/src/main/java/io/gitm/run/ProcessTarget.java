@@ -22,6 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -47,6 +48,8 @@ public record ProcessTarget(ProcessSpec spec, Function<Path, Map<String, String>
     List<String> extraEvidence) implements RunTarget {
   /** The profile's notes and busy-process count, kept for a resumed run. */
   static final String PROFILE_NOTES = "profile-notes.json";
+  /** The job's spec in the run folder. */
+  public static final String PROCESS_FILE = "process.json";
 
   public ProcessTarget {
     extraEvidence = List.copyOf(extraEvidence == null ? List.of() : extraEvidence);
@@ -64,9 +67,35 @@ public record ProcessTarget(ProcessSpec spec, Function<Path, Map<String, String>
     return Map.of("request.kind", "process");
   }
 
+  /**
+   * {@code process.json}, the spec with its redacted environment ({@link Secrets}), and the values it hides in
+   * {@code secrets.json}, which stays on this machine.
+   */
   @Override
   public Map<String, Object> resumeFiles() {
-    return Map.of("process.json", spec.toJson());
+    Map<String, Object> json = new LinkedHashMap<>(spec.toJson());
+    json.put("environment", Secrets.redact(spec.environment()));
+    Map<String, String> hidden = Secrets.hidden(spec.environment());
+    return hidden.isEmpty() ? Map.of(PROCESS_FILE, json)
+        : Map.of(PROCESS_FILE, json, RunDir.SECRETS_FILE, Map.of("environment", hidden));
+  }
+
+  /**
+   * The spec of the job a run folder's {@code process.json} describes, its redacted values put back from
+   * {@code secrets.json}.
+   *
+   * @throws IllegalArgumentException when the files do not describe a job, or a redacted value is not kept
+   */
+  @SuppressWarnings("unchecked")
+  public static ProcessSpec resumedSpec(Map<String, Object> processJson, Map<String, Object> secretsJson) {
+    Map<String, Object> json = new LinkedHashMap<>(processJson);
+    Object env = json.get("environment");
+    if (env instanceof Map<?, ?> m) {
+      Object kept = secretsJson == null ? null : secretsJson.get("environment");
+      json.put("environment", Secrets.restore((Map<String, String>) m,
+          kept instanceof Map<?, ?> k ? (Map<String, String>) k : Map.of()));
+    }
+    return ProcessSpec.fromJson(json);
   }
 
   @Override
@@ -86,14 +115,15 @@ public record ProcessTarget(ProcessSpec spec, Function<Path, Map<String, String>
     RunDir run = in.run();
     Ticker wall = in.clock().wall();
     Duration first = spec.timeout() != null ? spec.timeout() : in.clock().plan().budget().duration().dividedBy(3);
+    PreexistingOutputs kept = new PreexistingOutputs(spec, run.dir());
     try (ProcessJob job = new ProcessJob(spec, run.dir(), wall, first)) {
-      List<Path> kept = job.keepPreexistingOutputs();
+      kept.moveAside();
       ProcessProfiler.Result r = ProcessProfiler.profile(job, name(), tracing, tracingOff, sampler, gpuProcesses,
           in.tracePath(), in.window(), wall, in.control());
       List<String> notes = new ArrayList<>(r.notes());
-      if (!kept.isEmpty()) {
-        notes.add("output files that existed before the run were moved to "
-            + run.dir().resolve("preexisting-outputs"));
+      if (!kept.moved().isEmpty()) {
+        notes.add(kept.describe() + " existed before the run: moved to " + kept.folder()
+            + " (the job's runs write there now)");
       }
       String ended = ProcessJob.describeLeftBehind(job.endedOnOpen());
       if (ended != null) {
@@ -103,17 +133,35 @@ public record ProcessTarget(ProcessSpec spec, Function<Path, Map<String, String>
     } catch (ProcessProfiler.BrokenJob e) {
       String message = e.getMessage();
       in.journal().append("failed", Map.of("phase", "profile", "error", message));
-      throw new RunLoop.RunFailure("run " + run.id() + ": " + RunLoop.oneLine(message) + "; last lines:\n"
-          + message.substring(Math.min(message.length(), message.indexOf('\n') + 1)), e);
+      throw new RunLoop.RunFailure("run " + run.id() + ": " + RunLoop.oneLine(message) + lastLines(message)
+          + kept.putBack(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       in.journal().append("failed", Map.of("phase", "profile", "error", "stopped by request"));
       throw new RunLoop.RunFailure("run " + run.id() + " was stopped before the job's baseline was measured; its"
-          + " process group was ended", e);
+          + " process group was ended" + kept.putBack(), e);
     } catch (IllegalArgumentException | UncheckedIOException e) {
-      in.journal().append("failed", Map.of("phase", "profile", "error", RunLoop.oneLine(e.getMessage())));
-      throw new RunLoop.RunFailure("run " + run.id() + " cannot run the job: " + RunLoop.oneLine(e.getMessage()), e);
+      String why = Failures.describe(e);
+      in.journal().append("failed", Map.of("phase", "profile", "error", why));
+      throw new RunLoop.RunFailure("run " + run.id() + " cannot run the job: " + why + kept.putBack(), e);
+    } catch (IOException | RuntimeException e) {
+      String put = kept.putBack();
+      if (!put.isEmpty()) {
+        e.addSuppressed(new IOException(put.substring(2)));
+      }
+      throw e;
     }
+  }
+
+  /**
+   * The job's last lines after the first line of {@code message}, on the same line ({@code "; its last lines: a |
+   * b"}), or that it printed nothing.
+   */
+  static String lastLines(String message) {
+    int nl = message.indexOf('\n');
+    List<String> lines = nl < 0 ? List.of() : message.substring(nl + 1).lines().map(String::strip)
+        .filter(l -> !l.isEmpty()).toList();
+    return lines.isEmpty() ? "; it printed nothing" : "; its last lines: " + String.join(" | ", lines);
   }
 
   /** The profile kept by the run; first ends what the job's run in progress left when gitm was killed. */
@@ -184,7 +232,8 @@ public record ProcessTarget(ProcessSpec spec, Function<Path, Map<String, String>
     out.add("job: " + String.join(" ", spec.argv()) + " in " + spec.workdir() + "; metric: "
         + spec.metric().describe() + "; each gate block is one fresh process; per-run timeout "
         + RunLoop.window(timeout(baseline)));
-    out.add("environment the job received before any lever (nothing else of gitm's): " + spec.environment());
+    out.add("environment the job received before any lever (nothing else of gitm's; values outside the allow-list"
+        + " redacted): " + Secrets.redact(spec.environment()));
     out.addAll(profileNotes);
     extraEvidence.forEach(e -> out.add("extra evidence: " + e));
     return out;

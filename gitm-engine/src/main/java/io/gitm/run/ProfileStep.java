@@ -10,6 +10,7 @@ import io.gitm.trace.TraceMeta;
 import io.gitm.trace.TraceRecord;
 import io.gitm.tracer.TraceReader;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -33,19 +34,23 @@ final class ProfileStep {
 
   private ProfileStep() {}
 
-  static Profiled run(RunLoop.Request req, RunClock clock, Clock time, RunEvents events, RunLoop.Control control)
-      throws IOException {
+  static Profiled run(RunLoop.Request req, RunClock clock, Clock time, RunEvents events, RunLoop.Control control,
+      RunLease lease) throws IOException {
     RunTarget target = req.job();
     try (target) {
       DeviceInfo info = target.info();
       Map<String, String> device = device(info, target);
-      RunDir run = open(req, info, device, clock.plan(), time, events);
+      RunDir run = open(req, info, device, clock.plan(), time, events, lease);
       Resume resume = Resume.of(req.previous(), run);
       try (Journal j = run.journal()) {
         RunJournal journal = new RunJournal(j, time);
         if (req.resumed() == null) {
-          journal.append("start", Map.of("budget", req.budget().toString(), "target", req.target().toString(),
-              "device", device));
+          Map<String, Object> start = new LinkedHashMap<>();
+          start.put("budget", req.budget().toString());
+          start.put("target", req.target().toString());
+          start.put("device", device);
+          start.put("options", req.options());
+          journal.append("start", start);
         } else {
           journal.append("resume", Map.of("completedTrials", resume.completed().size(), "profiled",
               resume.profiled(), "usedSeconds", clock.elapsed().toMillis() / 1000.0));
@@ -62,11 +67,15 @@ final class ProfileStep {
    * writes what the device knows to be true of the job.
    */
   private static RunDir open(RunLoop.Request req, DeviceInfo info, Map<String, String> device, PhasePlan plan,
-      Clock time, RunEvents events) throws IOException {
+      Clock time, RunEvents events, RunLease lease) throws IOException {
     RunTarget target = req.job();
     boolean fresh = req.resumed() == null;
     RunDir run = fresh ? RunDir.create(req.store(), new RunInfo(null, target.name(), req.command(),
         req.budget().toString(), req.target().toString(), device, null, req.gitmVersion()), time) : req.resumed();
+    lease.take(run);
+    if (!fresh) {
+      checkUnchanged(run, req.previous());
+    }
     if (fresh) {
       for (Map.Entry<String, Object> f : target.resumeFiles().entrySet()) {
         run.writeJson(f.getKey(), f.getValue());
@@ -80,6 +89,24 @@ final class ProfileStep {
       }
     }
     return run;
+  }
+
+  /**
+   * Refuses to resume a run whose journal changed since the resume read it (its writer went on until the lock was
+   * taken) or that has ended: the resume would continue from a state that is no longer the run's.
+   */
+  private static void checkUnchanged(RunDir run, Journal.Contents previous) throws IOException {
+    Path file = run.dir().resolve(RunDir.JOURNAL_FILE);
+    Journal.Contents now = Files.exists(file) ? Journal.read(file) : new Journal.Contents(List.of(), null);
+    int before = previous == null ? 0 : previous.entries().size();
+    if (now.entries().stream().anyMatch(e -> e.type().equals("end"))) {
+      throw new RunLoop.RunFailure("run " + run.id() + " has ended since the resume read its journal; nothing to"
+          + " resume", null);
+    }
+    if (now.entries().size() != before) {
+      throw new RunLoop.RunFailure("run " + run.id() + "'s journal changed since the resume read it (" + before
+          + " entries, now " + now.entries().size() + "): resume it again", null);
+    }
   }
 
   /** The run's device as {@code run.json} and the journal describe it. */

@@ -18,6 +18,9 @@ import java.util.Map;
  * {@code report.html}, {@code report.json}) and the run in brief ({@code outcome.json}), then the journal's end.
  */
 final class ReportStep {
+  /** The journal entry that closes a run stopped from outside, which a resume continues (an ended run it refuses). */
+  static final String INTERRUPTED = "interrupted";
+
   private ReportStep() {}
 
   /**
@@ -49,7 +52,7 @@ final class ReportStep {
       brief = summary(req, clock, p.baseline(), o.outcome(), status);
       p.run().writeJson("outcome.json", brief);
     } catch (IOException | RuntimeException e) {
-      String why = RunLoop.oneLine(e.getClass().getSimpleName() + ": " + e.getMessage());
+      String why = Failures.describe(e);
       log.failed("report", why);
       throw new RunLoop.RunFailure("run " + p.run().id() + " ran, but its report could not be written: " + why, e);
     }
@@ -95,7 +98,9 @@ final class ReportStep {
       Map<String, Object> brief, PhaseLog log) {
     RunClock clock = log.clock();
     double overrun = clock.overrunSeconds();
-    log.journal().record("end", Map.of("status", status.name(), "overrunSeconds", overrun));
+    // a run stopped from outside is journaled as interrupted, not ended: --resume continues it
+    boolean stopped = status == Report.Status.INTERRUPTED || log.control().stopRequested();
+    log.journal().record(stopped ? INTERRUPTED : "end", Map.of("status", status.name(), "overrunSeconds", overrun));
     double elapsed = clock.elapsedSeconds();
     Agent.Result search = o.outcome() == null ? null : o.outcome().agent();
     log.events().line(String.format(Locale.ROOT, "result   %s: %s; budget %s, used %.1f s (%+.1f s)",

@@ -16,6 +16,8 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -91,12 +93,35 @@ public final class RunLoop {
    * @param resumed the run folder of an interrupted run to continue, or null
    * @param previous that run's journal, or null
    * @param levers when not empty, only these levers are considered
+   * @param command the command line that started the run, as {@code run.json} keeps it (secrets redacted)
+   * @param options what else shaped the run, by option name (e.g. {@code levers}, {@code max-iterations}): journaled
+   *     in the run's {@code start} entry so that a resume restores them; values are JSON values, none null
    */
   public record Request(RunTarget job, Budget budget, Target target, RunStore store, RunDir resumed,
-      Journal.Contents previous, Gate.Options gate, List<String> levers, String command, String gitmVersion) {
+      Journal.Contents previous, Gate.Options gate, List<String> levers, String command, String gitmVersion,
+      Map<String, Object> options) {
     public Request {
       levers = List.copyOf(levers == null ? List.of() : levers);
+      options = Collections.unmodifiableMap(new LinkedHashMap<>(options == null ? Map.of() : options));
     }
+
+    /** A request whose run journals no options beyond its levers. */
+    public Request(RunTarget job, Budget budget, Target target, RunStore store, RunDir resumed,
+        Journal.Contents previous, Gate.Options gate, List<String> levers, String command, String gitmVersion) {
+      this(job, budget, target, store, resumed, previous, gate, levers, command, gitmVersion, Map.of());
+    }
+  }
+
+  /** The options a run's {@code start} entry journaled ({@link Request#options()}); empty for an older journal. */
+  public static Map<String, Object> journaledOptions(Journal.Contents journal) {
+    for (Journal.Entry e : journal.entries()) {
+      if (e.type().equals("start") && e.data().get("options") instanceof Map<?, ?> m) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        m.forEach((k, v) -> out.put(String.valueOf(k), v));
+        return out;
+      }
+    }
+    return Map.of();
   }
 
   /**
@@ -149,7 +174,15 @@ public final class RunLoop {
   /** Profile, attribute, rank, apply, report. */
   private static Result execute(Request req, RunClock clock, Clock time, Instant started, RunEvents events,
       Control control) throws IOException {
-    Profiled profiled = ProfileStep.run(req, clock, time, events, control);
+    try (RunLease lease = new RunLease()) {
+      return execute(req, clock, time, started, events, control, lease);
+    }
+  }
+
+  /** As {@link #execute}, holding the run folder's lock in {@code lease} from the folder's first write on. */
+  private static Result execute(Request req, RunClock clock, Clock time, Instant started, RunEvents events,
+      Control control, RunLease lease) throws IOException {
+    Profiled profiled = ProfileStep.run(req, clock, time, events, control, lease);
     // the profile's device is closed: the apply phase opens the device again per setup (scheduling mode, settings)
     Tuning tuning = req.job().tune(profiled.baseline(), req.gate(), clock.plan());
     try (Journal j = profiled.run().journal()) {
@@ -176,7 +209,7 @@ public final class RunLoop {
       Applied applied = ApplyStep.run(req, ranked, tuning, job, p.resume().completed(), log);
       outcome = new Outcome(analysis, ranked, applied);
     } catch (RuntimeException e) {
-      failure = oneLine(String.valueOf(e.getMessage()));
+      failure = Failures.describe(e);
       log.failed("optimize", failure);
     }
     return new ReportStep.Optimized(outcome, failure, log.control().leaveApply());

@@ -1,7 +1,9 @@
 package io.gitm.store;
 
+import java.io.BufferedOutputStream;
 import java.io.FilterOutputStream;
 import java.io.IOException;
+import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -9,16 +11,24 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.EnumSet;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Whole-file writes that a crash cannot leave half-done: the bytes go to a temporary file beside the target, which
  * is forced to disk and then renamed over the target, and the directory entry is forced too. A reader sees the old
- * file or the new one, never a part.
+ * file or the new one, never a part. The files are the user's alone (mode 0600 where the file system has POSIX
+ * modes), whatever the umask: run folders hold commands, environments and measurements.
  */
 public final class AtomicFiles {
   /** Suffix of temporary files; a leftover one is an interrupted write, reported by {@link StoreScan}. */
   public static final String TMP_SUFFIX = ".tmp";
+  private static final Set<PosixFilePermission> OWNER_FILE = PosixFilePermissions.fromString("rw-------");
+  private static final Set<PosixFilePermission> OWNER_FOLDER = PosixFilePermissions.fromString("rwx------");
 
   private AtomicFiles() {}
 
@@ -43,8 +53,32 @@ public final class AtomicFiles {
     Files.createDirectories(dir);
     Path tmp = dir.resolve("." + target.getFileName() + "." + Long.toHexString(ThreadLocalRandom.current().nextLong())
         + TMP_SUFFIX);
-    FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    FileChannel ch = FileChannel.open(tmp, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+        privateFile(dir));
     return new Pending(target, tmp, ch);
+  }
+
+  /**
+   * The attributes that create a file readable and writable by its owner only (0600; the umask can only take bits
+   * away), or none where {@code near}'s file system has no POSIX modes.
+   */
+  public static FileAttribute<?>[] privateFile(Path near) {
+    return posix(near) ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(OWNER_FILE)}
+        : new FileAttribute<?>[0];
+  }
+
+  /** As {@link #privateFile}, for a folder (0700). */
+  public static FileAttribute<?>[] privateFolder(Path near) {
+    return posix(near) ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(OWNER_FOLDER)}
+        : new FileAttribute<?>[0];
+  }
+
+  private static boolean posix(Path near) {
+    Path p = near.toAbsolutePath();
+    while (p != null && !Files.exists(p)) {
+      p = p.getParent();
+    }
+    return (p == null ? near.getFileSystem() : p.getFileSystem()).supportedFileAttributeViews().contains("posix");
   }
 
   /** An open atomic write; see {@link #open(Path)}. */
@@ -55,7 +89,7 @@ public final class AtomicFiles {
     private boolean done;
 
     private Pending(Path target, Path tmp, FileChannel channel) {
-      super(new java.io.BufferedOutputStream(java.nio.channels.Channels.newOutputStream(channel), 1 << 16));
+      super(new BufferedOutputStream(Channels.newOutputStream(channel), 1 << 16));
       this.target = target;
       this.tmp = tmp;
       this.channel = channel;

@@ -53,6 +53,9 @@ public final class Journal implements AutoCloseable {
     if (existing.tornTail() != null) {
       truncateTornTail(file);
     }
+    if (!Files.exists(file)) {
+      Files.createFile(file, AtomicFiles.privateFile(file));
+    }
     long last = existing.entries().isEmpty() ? 0 : existing.entries().getLast().seq();
     return new Journal(file, new RandomAccessFile(file.toFile(), "rw"), last);
   }

@@ -7,6 +7,7 @@ import java.time.Clock;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.HexFormat;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.SerializationFeature;
@@ -14,11 +15,18 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * One run's folder under {@code runs/}: {@code run.json} (its {@link RunInfo}), {@code journal.jsonl} (what happened,
- * in order, so that a run can be resumed), and the run's outputs (traces, telemetry, reports, ground truth).
+ * in order, so that a run can be resumed), and the run's outputs (traces, telemetry, reports, ground truth). The
+ * folder is its user's alone (0700), and so are the files written through it (0600), whatever the umask. Two files
+ * stay on this machine ({@link #LOCAL_ONLY}): the writer's lock ({@link RunLock}) and {@value #SECRETS_FILE}, the
+ * values of the job's environment that the other files show redacted.
  */
 public final class RunDir {
   public static final String RUN_FILE = "run.json";
   public static final String JOURNAL_FILE = "journal.jsonl";
+  /** What a resume needs that no report shows: the values of the job's redacted environment variables. */
+  public static final String SECRETS_FILE = "secrets.json";
+  /** Files of a run folder that a sync never uploads. */
+  public static final Set<String> LOCAL_ONLY = Set.of(RunLock.FILE, SECRETS_FILE);
   static final ObjectMapper JSON = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
   private static final DateTimeFormatter ID_TIME =
       DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
@@ -40,7 +48,7 @@ public final class RunDir {
     String id = ID_TIME.format(clock.instant()) + "-" + slug + "-"
         + HexFormat.of().toHexDigits((short) ThreadLocalRandom.current().nextInt());
     Path dir = store.runs().resolve(id);
-    Files.createDirectory(dir);
+    Files.createDirectory(dir, AtomicFiles.privateFolder(store.runs()));
     RunInfo info = new RunInfo(id, template.workload(), template.command(), template.budget(), template.target(),
         template.device(), clock.instant().toString(), template.gitmVersion());
     AtomicFiles.write(dir.resolve(RUN_FILE), JSON.writeValueAsBytes(info));
@@ -67,6 +75,15 @@ public final class RunDir {
 
   public String id() {
     return info.id();
+  }
+
+  /**
+   * Takes this folder's writer lock ({@link RunLock#acquire}).
+   *
+   * @throws RunLock.HeldException when a live process writes it
+   */
+  public RunLock lock() throws IOException {
+    return RunLock.acquire(dir);
   }
 
   /** The run's journal, opened for appending. */

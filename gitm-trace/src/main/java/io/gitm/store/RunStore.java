@@ -3,6 +3,7 @@ package io.gitm.store;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileAttribute;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -38,8 +39,10 @@ public final class RunStore {
     if (Files.exists(r) && !Files.isDirectory(r)) {
       throw new IOException("the gitm store " + r + " is a file, not a folder");
     }
+    Files.createDirectories(r);
     for (String t : TOP_LEVEL) {
-      Files.createDirectories(r.resolve(t));
+      // runs/ holds commands and measurements: the user's alone (0700) where it is created
+      Files.createDirectories(r.resolve(t), t.equals("runs") ? AtomicFiles.privateFolder(r) : new FileAttribute<?>[0]);
     }
     for (String d : DATASET_DOMAINS) {
       Files.createDirectories(r.resolve("datasets").resolve(d));

@@ -60,6 +60,8 @@ public final class TraceReader implements Iterable<TraceRecord>, Closeable {
    * Blocks are about 64 KiB; only a single huge string makes one larger. Bounds the buffer a corrupt length asks for.
    */
   private static final long MAX_BLOCK_BYTES = Integer.MAX_VALUE - 64;
+  /** The farthest a time may lie from its clock's zero: two such times differ by less than {@code INT64_MAX}. */
+  static final long MAX_ABS_TIME_NS = 1L << 62;
 
   private final Path file;
   private final FileChannel channel;
@@ -376,13 +378,39 @@ public final class TraceReader implements Iterable<TraceRecord>, Closeable {
           default -> throw TraceFormatException.corrupt(base + start, "unknown record tag " + tag);
         }
       } catch (IllegalArgumentException e) {
-        throw TraceFormatException.corrupt(base + start, "invalid record: " + e.getMessage());
+        throw TraceFormatException.corrupt(base + start, "invalid record " + (records + blockRecords.size() + 1)
+            + ": " + e.getMessage());
+      }
+      if (tag != TraceFormat.TAG_STRING) {
+        checkTimes(blockRecords.getLast(), records + blockRecords.size(), base + start);
       }
       decoded++;
     }
     if (decoded != count) {
       throw TraceFormatException.corrupt(base + b.limit(), "the block holds " + decoded + " records, its header says "
           + count);
+    }
+  }
+
+  /**
+   * Refuses a record that no clock can have written: a time more than {@link #MAX_ABS_TIME_NS} (2^62 ns, 146 years)
+   * from its clock's zero, where the difference of two times of the trace could overflow a signed 64-bit duration
+   * (a start of {@code INT64_MIN} would give negative durations), or an interval that ends before it starts.
+   *
+   * @param index the record's number in the file, from 1 (string definitions not counted)
+   */
+  private static void checkTimes(TraceRecord r, long index, long offset) throws TraceFormatException {
+    if (r.startNs() < -MAX_ABS_TIME_NS || r.startNs() > MAX_ABS_TIME_NS) {
+      throw TraceFormatException.corrupt(offset, "record " + index + " starts at " + r.startNs() + " ns, more than"
+          + " 2^62 ns (146 years) from its clock's zero");
+    }
+    if (r.endNs() < -MAX_ABS_TIME_NS || r.endNs() > MAX_ABS_TIME_NS) {
+      throw TraceFormatException.corrupt(offset, "record " + index + " ends at " + r.endNs() + " ns, more than"
+          + " 2^62 ns (146 years) from its clock's zero");
+    }
+    if (r.endNs() < r.startNs()) {
+      throw TraceFormatException.corrupt(offset, "record " + index + " ends at " + r.endNs() + " ns, before it starts"
+          + " at " + r.startNs() + " ns");
     }
   }
 

@@ -25,6 +25,7 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.zip.CRC32;
@@ -75,8 +76,8 @@ public final class TraceWriter implements TraceSink, Closeable {
       throw new IllegalArgumentException("block target too small: " + blockTarget);
     }
     Path tmp = AtomicFiles.temporary(file);
-    FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW,
-        StandardOpenOption.WRITE);
+    FileChannel ch = FileChannel.open(tmp, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+        AtomicFiles.privateFile(tmp));
     TraceWriter w = new TraceWriter(file, tmp, ch, blockTarget);
     try {
       byte[] json = TraceFormat.metaToJson(meta);

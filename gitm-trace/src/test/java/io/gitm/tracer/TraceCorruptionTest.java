@@ -209,7 +209,25 @@ class TraceCorruptionTest {
     Raw raw = new Raw();
     raw.block(1, ov.array());
     raw.end();
-    assertThat(error(raw.bytes())).hasMessageContaining("invalid record: interval ends before it starts");
+    assertThat(error(raw.bytes())).hasMessageContaining("invalid record 1: interval ends before it starts");
+  }
+
+  @Test
+  void aRecordStartingBeforeTheClocksZeroIsAnErrorNamingTheRecord() throws Exception {
+    ByteBuffer fine = overhead(10, 20);
+    ByteBuffer bad = overhead(Long.MIN_VALUE, 0);
+    Raw raw = new Raw();
+    raw.block(2, fine.array(), bad.array());
+    raw.end();
+    TraceFormatException e = error(raw.bytes());
+    assertThat(e).hasMessageContaining("record 2 starts at " + Long.MIN_VALUE + " ns, more than 2^62 ns (146 years)"
+        + " from its clock's zero");
+    assertThat(e.offset()).isGreaterThan(0);
+  }
+
+  private static ByteBuffer overhead(long startNs, long endNs) {
+    ByteBuffer ov = ByteBuffer.allocate(1 + TraceFormat.FIXED_BODY_BYTES[7]).order(ByteOrder.LITTLE_ENDIAN);
+    return ov.put((byte) 7).put((byte) 0).putLong(1).putLong(startNs).putLong(endNs);
   }
 
   @Test

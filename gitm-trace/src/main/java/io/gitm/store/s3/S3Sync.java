@@ -2,6 +2,7 @@ package io.gitm.store.s3;
 
 import io.gitm.api.Ticker;
 import io.gitm.store.AtomicFiles;
+import io.gitm.store.RunDir;
 import io.gitm.store.RunStore;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -351,7 +352,10 @@ public final class S3Sync implements AutoCloseable {
     bucket.put(manifestKey, new Manifest(Manifest.FORMAT, folder, clock.instant().toString(), entries).toJson(), null);
   }
 
-  /** The regular files under {@code dir} (all levels, or only its own), sorted, without temporary files. */
+  /**
+   * The regular files under {@code dir} (all levels, or only its own), sorted, without temporary files and without
+   * the files a run folder keeps on this machine ({@link RunDir#LOCAL_ONLY}).
+   */
   private static List<Path> files(Path dir, boolean deep) throws IOException {
     if (!Files.isDirectory(dir)) {
       return List.of();
@@ -359,6 +363,7 @@ public final class S3Sync implements AutoCloseable {
     try (Stream<Path> s = deep ? Files.walk(dir) : Files.list(dir)) {
       return s.filter(p -> Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS))
           .filter(p -> !p.getFileName().toString().endsWith(AtomicFiles.TMP_SUFFIX))
+          .filter(p -> !RunDir.LOCAL_ONLY.contains(p.getFileName().toString()))
           .sorted().toList();
     }
   }

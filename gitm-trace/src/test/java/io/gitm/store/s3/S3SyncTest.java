@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gitm.store.RunDir;
 import io.gitm.store.RunInfo;
+import io.gitm.store.RunLock;
 import io.gitm.store.RunStore;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -82,6 +83,23 @@ class S3SyncTest {
         .isEqualTo(Digests.sha256("# report\n".getBytes(StandardCharsets.UTF_8)));
     assertThat(Manifest.parse(get("telemetry/" + Manifest.NAME)).files()).extracting(Manifest.Entry::path)
         .containsExactly("dev0/samples.jsonl");
+  }
+
+  @Test
+  void aRunsLockAndSecretsStayOnThisMachine() throws IOException {
+    RunStore store = RunStore.open(dir.resolve("a"));
+    RunDir run = run(store);
+    run.writeJson(RunDir.SECRETS_FILE, Map.of("environment", Map.of("TOKEN", "hunter2")));
+    run.lock().close();
+
+    S3Sync.Summary s = sync(store, new ArrayList<>());
+
+    assertThat(s.refused()).isEmpty();
+    Manifest m = Manifest.parse(get("runs/" + run.id() + "/" + Manifest.NAME));
+    assertThat(m.files()).extracting(Manifest.Entry::path).containsExactly("run.json");
+    assertThat(raw.listObjectsV2Paginator(l -> l.bucket(S3MockServer.BUCKET).prefix(prefix + "/")).contents()
+        .stream().map(S3Object::key).toList())
+        .noneMatch(k -> k.endsWith(RunDir.SECRETS_FILE) || k.endsWith(RunLock.FILE));
   }
 
   @Test
