@@ -41,7 +41,8 @@ final class LeversCommand implements Callable<Integer> {
   CommandLine.Model.CommandSpec spec;
 
   @Option(names = "--workload", paramLabel = "NAME", defaultValue = "hft-lob",
-      description = "A built-in managed workload (default: ${DEFAULT-VALUE}).")
+      completionCandidates = Workloads.Names.class,
+      description = "A built-in managed workload: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
   String workload;
 
   @Option(names = "--measure", description = "Gate each applicable lever alone against the shipped setup.")
