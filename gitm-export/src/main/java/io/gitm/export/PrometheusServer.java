@@ -10,9 +10,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 /**
- * Serves the board on {@code GET /metrics} in the Prometheus text format (Micrometer's, {@link PrometheusText}), from the JDK's HTTP server on one daemon
- * thread (scrapes are served one at a time; each renders the board afresh). {@code /} answers with a pointer to
- * {@code /metrics}; other paths are 404, other methods 405.
+ * Serves the board on {@code GET /metrics} in the Prometheus text format (Micrometer's, {@link PrometheusText}),
+ * from the JDK's HTTP server on one daemon thread (scrapes are served one at a time; each renders the board
+ * afresh). {@code /} answers with a pointer to {@code /metrics}; other paths are 404, other methods 405.
  */
 final class PrometheusServer implements AutoCloseable {
   private final HttpServer server;
