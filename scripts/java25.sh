@@ -1,8 +1,11 @@
 # Sourced by ./gitm, ./run-tests and .ci/run: sets JAVA_HOME to a Java 25 or newer, or explains what to install.
 # Order: $JAVA_HOME, the usual JVM folders, then the java on PATH.
 gitm_java_major() {
-  local v
-  v=$("$1/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = //p' | head -n1)
+  local v=""
+  # the JDK's release file names its version without starting a JVM; else ask the JVM
+  [ -f "$1/release" ] && v=$(sed -n 's/^JAVA_VERSION="\([0-9][0-9]*\).*/\1/p' "$1/release" | head -n1)
+  [ -n "$v" ] || v=$("$1/bin/java" -XshowSettings:properties -version 2>&1 \
+    | sed -n 's/^ *java\.specification\.version = //p' | head -n1)
   echo "${v%%.*}"
 }
 gitm_find_java() {

@@ -2,6 +2,9 @@
 module gitm.export {
   requires transitive gitm.engine;
   requires jdk.httpserver;
+  requires micrometer.core;
+  requires micrometer.registry.prometheus;
+  requires io.prometheus.metrics.model;
   requires io.opentelemetry.api;
   requires io.opentelemetry.context;
   requires io.opentelemetry.exporter.otlp;

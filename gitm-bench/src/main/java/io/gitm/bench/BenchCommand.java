@@ -138,7 +138,7 @@ public final class BenchCommand implements ExtraCommand {
     JsonNode doc = JSON.readTree(text.substring(brace < 0 ? 0 : brace + 1));
     JsonNode b = doc.get("baseline");
     double shipped = b.get("throughput").asDouble();
-    double gain = doc.has("gain") ? doc.get("gain").asDouble() : 1;
+    double gain = doc.has("speedup") ? doc.get("speedup").asDouble() : 1;
     List<String> kept = new ArrayList<>();
     if (doc.has("kept")) {
       doc.get("kept").forEach(k -> kept.add(k.asString()));

@@ -39,8 +39,8 @@ final class AnalyzeCommand implements Callable<Integer> {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
-  @Parameters(index = "0", paramLabel = "RUN|TRACE", description = "A run folder or id, a .gtrace file or a Kineto JSON"
-      + " trace.")
+  @Parameters(index = "0", paramLabel = "RUN|TRACE", completionCandidates = TraceFormat.Readable.class,
+      description = "A run folder or id, or a trace file: ${COMPLETION-CANDIDATES}.")
   String target;
 
   @Option(names = "--top", paramLabel = "N", defaultValue = "10", description = "Violations to list (default: 10).")
@@ -121,7 +121,7 @@ final class AnalyzeCommand implements Callable<Integer> {
     List<String> notes = List.of();
     try {
       Path gtrace = trace;
-      if (trace.getFileName().toString().endsWith(".json") || trace.getFileName().toString().endsWith(".json.gz")) {
+      if (TraceFormat.KINETO.matches(trace)) {
         tmp = Files.createTempFile("gitm-analyze-", ".gtrace");
         Files.delete(tmp);
         notes = KinetoImporter.importTrace(trace, tmp).notes();

@@ -41,7 +41,8 @@ final class LeversCommand implements Callable<Integer> {
   CommandLine.Model.CommandSpec spec;
 
   @Option(names = "--workload", paramLabel = "NAME", defaultValue = "hft-lob",
-      description = "A built-in managed workload (default: ${DEFAULT-VALUE}).")
+      completionCandidates = Workloads.Names.class,
+      description = "A built-in managed workload: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
   String workload;
 
   @Option(names = "--measure", description = "Gate each applicable lever alone against the shipped setup.")
@@ -217,9 +218,10 @@ final class LeversCommand implements Callable<Integer> {
             : ls.get(0).apply(anchor, context);
         Verdict v = gate.judge(job, anchor, candidate, classOf(ls), w.spec().outputTolerance());
         row.put("outcome", v.outcome().name());
-        row.put("gain", v.gain());
-        row.put("ciLow", v.ciLow());
-        row.put("ciHigh", v.ciHigh());
+        row.put("gain", v.gain() - 1);
+        row.put("speedup", v.gain());
+        row.put("speedupLow", v.ciLow());
+        row.put("speedupHigh", v.ciHigh());
         row.put("pValue", v.pValue());
         row.put("anchorMedian", v.anchorMedian());
         row.put("candidateMedian", v.candidateMedian());

@@ -60,8 +60,12 @@ public final class Main implements Runnable {
     cl.setOut(out);
     cl.setErr(err);
     cl.setCaseInsensitiveEnumValuesAllowed(true);
+    cl.setExecutionStrategy(parsed -> {
+      rejectUnmatched(parsed);
+      return new CommandLine.RunLast().execute(parsed);
+    });
     cl.setParameterExceptionHandler((ex, a) -> {
-      err.println("gitm: " + Terminal.safe(oneLine(ex.getMessage())));
+      err.println("gitm: " + Terminal.safe(oneLine(usageMessage(ex))));
       CommandLine c = ex.getCommandLine();
       err.println("Try '" + c.getCommandSpec().qualifiedName() + " --help' for more information.");
       err.flush();
@@ -99,6 +103,26 @@ public final class Main implements Runnable {
     out.flush();
     err.flush();
     return code;
+  }
+
+  /** Refuses what no command took when {@code --help} was given too (picocli lets it pass then). */
+  private static void rejectUnmatched(CommandLine.ParseResult parsed) {
+    for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
+      if (!p.unmatched().isEmpty()) {
+        throw new CommandLine.UnmatchedArgumentException(p.commandSpec().commandLine(), p.unmatched());
+      }
+    }
+  }
+
+  /** The usage error's message; a word where a command was expected is named as an unknown command. */
+  private static String usageMessage(CommandLine.ParameterException ex) {
+    CommandLine c = ex.getCommandLine();
+    if (ex instanceof CommandLine.UnmatchedArgumentException u && !c.getSubcommands().isEmpty()
+        && !u.getUnmatched().isEmpty() && !u.getUnmatched().get(0).startsWith("-")) {
+      return "unknown command '" + u.getUnmatched().get(0) + "' for '" + c.getCommandSpec().qualifiedName()
+          + "'; commands: " + String.join(", ", c.getSubcommands().keySet());
+    }
+    return ex.getMessage();
   }
 
   static String oneLine(String s) {

@@ -40,7 +40,8 @@ final class PlanCommand implements Callable<Integer> {
   CommandLine.Model.CommandSpec spec;
 
   @Option(names = "--workload", paramLabel = "NAME", defaultValue = "hft-lob",
-      description = "A built-in managed workload (default: ${DEFAULT-VALUE}).")
+      completionCandidates = Workloads.Names.class,
+      description = "A built-in managed workload: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
   String workload;
 
   @Option(names = "--setup", paramLabel = "ID[+ID...]",

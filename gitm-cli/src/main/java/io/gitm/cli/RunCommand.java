@@ -47,8 +47,8 @@ final class RunCommand implements Callable<Integer> {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
-  @Option(names = "--workload", paramLabel = "NAME",
-      description = "A built-in managed workload: ${sys:gitm.workloads:-hft-lob}.")
+  @Option(names = "--workload", paramLabel = "NAME", completionCandidates = Workloads.Names.class,
+      description = "A built-in managed workload: ${COMPLETION-CANDIDATES}.")
   String workload;
 
   @Option(names = "--budget", paramLabel = "DURATION", converter = Converters.BudgetConverter.class,

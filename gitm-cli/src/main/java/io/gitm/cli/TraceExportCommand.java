@@ -18,10 +18,12 @@ final class TraceExportCommand implements Callable<Integer> {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
-  @Option(names = "--perfetto", description = "Write Chrome/Perfetto trace-event JSON (the only export format).")
+  @Option(names = "--perfetto", completionCandidates = TraceFormat.Exportable.class,
+      description = "Write ${COMPLETION-CANDIDATES}, the only export format.")
   boolean perfetto;
 
-  @Parameters(index = "0", paramLabel = "TRACE", description = "The .gtrace file to export.")
+  @Parameters(index = "0", paramLabel = "TRACE", completionCandidates = TraceFormat.Native.class,
+      description = "The trace to export: ${COMPLETION-CANDIDATES}.")
   Path input;
 
   @Option(names = {"-o", "--output"}, paramLabel = "FILE",

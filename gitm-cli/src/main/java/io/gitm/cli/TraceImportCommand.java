@@ -28,7 +28,8 @@ final class TraceImportCommand implements Callable<Integer> {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
-  @Parameters(index = "0", paramLabel = "KINETO_JSON", description = "The Kineto trace (.json or .json.gz).")
+  @Parameters(index = "0", paramLabel = "KINETO_JSON", completionCandidates = TraceFormat.Importable.class,
+      description = "The trace to import: ${COMPLETION-CANDIDATES}.")
   Path input;
 
   @Option(names = {"-o", "--output"}, paramLabel = "FILE",

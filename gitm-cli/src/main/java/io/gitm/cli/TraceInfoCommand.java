@@ -30,7 +30,8 @@ final class TraceInfoCommand implements Callable<Integer> {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
-  @Parameters(index = "0", paramLabel = "TRACE", description = "The .gtrace file.")
+  @Parameters(index = "0", paramLabel = "TRACE", completionCandidates = TraceFormat.Native.class,
+      description = "The trace: ${COMPLETION-CANDIDATES}.")
   Path input;
 
   @Option(names = "--top", paramLabel = "N", defaultValue = "10",

@@ -54,7 +54,8 @@ final class TraceReplayCommand implements Callable<Integer> {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
-  @Parameters(index = "0", paramLabel = "TRACE", description = "The .gtrace file to replay.")
+  @Parameters(index = "0", paramLabel = "TRACE", completionCandidates = TraceFormat.Native.class,
+      description = "The trace to replay: ${COMPLETION-CANDIDATES}.")
   Path input;
 
   @Option(names = "--preset", paramLabel = "NAME", defaultValue = "h200",

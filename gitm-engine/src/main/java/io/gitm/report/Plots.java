@@ -392,7 +392,9 @@ final class Plots {
     return h.append("</div>").toString();
   }
 
-  private static String series(Series s) {
+  private static String series(Series stored) {
+    double largest = stored.v().stream().mapToDouble(Math::abs).max().orElse(0);
+    Series s = Quantity.of(stored, largest).apply(stored);
     StringBuilder h = new StringBuilder("<figure class=\"series\"><figcaption><strong>").append(Html.escape(s.field()))
         .append("</strong>").append(s.unit().isBlank() ? "" : " (" + Html.escape(s.unit()) + ")");
     int n = s.t().size();
@@ -408,7 +410,8 @@ final class Plots {
       sum += v;
     }
     h.append(": min ").append(Html.escape(Fmt.num(vMin))).append(", mean ").append(Html.escape(Fmt.num(sum / n)))
-        .append(", max ").append(Html.escape(Fmt.num(vMax))).append(" over ").append(n).append(" samples</figcaption>");
+        .append(", max ").append(Html.escape(Fmt.num(vMax))).append(unitSuffix(s)).append(" over ").append(n)
+        .append(" samples</figcaption>");
     double t0 = s.t().getFirst();
     double t1 = s.t().getLast();
     if (t1 <= t0) {
@@ -440,7 +443,10 @@ final class Plots {
     }
     svg.line(left, top + plotH, left + plotW, top + plotH, "axis");
     svg.line(left, top, left, top + plotH, "axis");
-    svg.text(left + plotW, top + plotH + 30, "seconds since the run started", "axis-label", Anchor.END);
+    svg.text(left + plotW, top + plotH + 30, "seconds since the first sample, on the trace clock", "axis-label",
+        Anchor.END);
+    svg.text(4, top + plotH + 30, "↑ " + s.field() + (s.unit().isBlank() ? "" : ", " + s.unit()), "axis-label",
+        Anchor.START);
     boolean reduced = false;
     if (n == 1) {
       svg.circle(x.applyAsDouble(s.t().getFirst()), y.applyAsDouble(s.v().getFirst()), 3, "point", null);
@@ -486,6 +492,10 @@ final class Plots {
       h.append("<p class=\"note\">").append(n).append(" samples drawn as each pixel column's minimum and maximum.</p>");
     }
     return h.append("</figure>").toString();
+  }
+
+  private static String unitSuffix(Series s) {
+    return s.unit().isBlank() || s.unit().equals("count") ? "" : " " + Html.escape(s.unit());
   }
 
   // ---------------------------------------------------------------- trial history

@@ -112,7 +112,10 @@ final class ReportStep {
     return new RunLoop.Result(p.run(), status, p.baseline(), search, p.device(), brief, o.failure());
   }
 
-  /** The run's outcome in brief, as {@code outcome.json} and {@code gitm run --json} carry it. */
+  /**
+   * The run's outcome in brief, as {@code outcome.json} and {@code gitm run --json} carry it. As in every output, a
+   * {@code gain} is a fraction (0.2: 20% better) and a {@code speedup} the ratio to the shipped setup (1.2).
+   */
   static Map<String, Object> summary(RunLoop.Request req, RunClock clock, Profiler.Baseline b, Outcome o,
       Report.Status status) {
     Map<String, Object> doc = new LinkedHashMap<>();
@@ -135,7 +138,8 @@ final class ReportStep {
     doc.put("overrunSeconds", clock.overrunSeconds());
     if (o != null) {
       Agent.Result a = o.agent();
-      doc.put("gain", a.totalGain());
+      doc.put("gain", a.totalGain() - 1);
+      doc.put("speedup", a.totalGain());
       doc.put("kept", a.keptLevers());
       doc.put("trials", a.trials().size());
       doc.put("stopReason", a.stopReason().name());
@@ -145,8 +149,8 @@ final class ReportStep {
       for (TrialRecord t : a.trials()) {
         Map<String, Object> x = new LinkedHashMap<>();
         x.put("levers", t.levers());
-        x.put("predictedGain", t.predictedGain());
-        x.put("measuredGain", t.verdict().gain());
+        x.put("predictedSpeedup", t.predictedGain());
+        x.put("measuredSpeedup", t.verdict().gain());
         x.put("outcome", t.verdict().outcome().name());
         pred.put(Integer.toString(t.index()), x);
       }

@@ -131,6 +131,23 @@ class PlotsTest {
   }
 
   @Test
+  void telemetryIsShownInReadableUnitsWithItsAxesSaid() {
+    List<Double> t = List.of(0.0, 1.0, 2.0);
+    String memory = Plots.telemetry(List.of(new Series("memory used", "B", t,
+        List.of(40.0 * (1L << 30), 60.0 * (1L << 30), 80.0 * (1L << 30)))));
+    assertThat(memory).contains("<strong>Memory used</strong> (GiB): min 40, mean 60, max 80 GiB")
+        .contains("↑ Memory used, GiB").contains("seconds since the first sample, on the trace clock")
+        .doesNotContain("85899345920").doesNotContain("seconds since the run started");
+    String small = Plots.telemetry(List.of(new Series("memory used", "B", t, List.of(0.0, 512.0 * (1 << 20),
+        1.0 * (1 << 20)))));
+    assertThat(small).contains("(MiB)").contains("max 512 MiB");
+    String temperature = Plots.telemetry(List.of(new Series("temperature", "C", t, List.of(40.0, 41.0, 42.0))));
+    assertThat(temperature).contains("<strong>Temperature</strong> (°C)").contains("max 42 °C");
+    String clock = Plots.telemetry(List.of(new Series("sm clock", "MHz", t, List.of(1980.0, 1700.0, 1980.0))));
+    assertThat(clock).contains("<strong>SM clock</strong> (MHz)").contains("↑ SM clock, MHz");
+  }
+
+  @Test
   void aSingleSampleOrAFlatSeriesIsDrawnWithoutDividingByZero() {
     String one = Plots.telemetry(List.of(new Series("SM clock", "MHz", List.of(3.0), List.of(1980.0))));
     String flat = Plots.telemetry(

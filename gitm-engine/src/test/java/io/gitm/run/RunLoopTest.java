@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -59,6 +60,24 @@ class RunLoopTest {
     assertThat((Double) r.summary().get("elapsedSeconds")).as("the fake clock moves only with the job")
         .isLessThan(30 + 5);
     assertThat(Files.readString(dir.resolve("report.md"))).contains("SIMULATED device");
+  }
+
+  @Test
+  void theBriefCallsAFractionGainAndARatioSpeedupAsTheReportDoes() throws Exception {
+    RunStore store = RunStore.open(root.resolve("store"));
+    RunLoop.Result r = new SimRun(EPOCH, DEVICE).run(store, root.resolve("data"), null);
+    Map<String, Object> brief = r.summary();
+    double speedup = (Double) brief.get("speedup");
+    assertThat((Double) brief.get("gain")).isCloseTo(speedup - 1, Offset.offset(1e-12));
+    Map<?, ?> report = RunLoop.JSON.readValue(r.run().dir().resolve("report.json").toFile(), Map.class);
+    Map<?, ?> gain = (Map<?, ?>) ((Map<?, ?>) report.get("outcome")).get("gain");
+    double reported = ((Number) gain.get("value")).doubleValue();
+    assertThat(Math.abs(reported - (Double) brief.get("gain"))).as("report.json's gain is on the brief's scale")
+        .isLessThan(Math.abs(reported - speedup));
+    @SuppressWarnings("unchecked")
+    Map<String, Map<String, Object>> log = (Map<String, Map<String, Object>>) brief.get("trialLog");
+    assertThat(log).isNotEmpty().allSatisfy((k, v) -> assertThat(v)
+        .containsKeys("predictedSpeedup", "measuredSpeedup").doesNotContainKeys("predictedGain", "measuredGain"));
   }
 
   @Test

@@ -57,6 +57,7 @@ public final class MetricsExporter implements AutoCloseable {
 
   private final Board board;
   private final Ticker ticker;
+  private final PrometheusText text = new PrometheusText();
   private final PrometheusServer prometheus;
   private final Otlp otlp;
   private final String hostname;
@@ -67,7 +68,7 @@ public final class MetricsExporter implements AutoCloseable {
     this.ticker = ticker;
     this.board = new Board(ticker);
     this.hostname = o.hostname();
-    this.prometheus = o.prometheus() == null ? null : new PrometheusServer(o.prometheus(), board);
+    this.prometheus = o.prometheus() == null ? null : new PrometheusServer(o.prometheus(), board, text);
     Otlp push = null;
     if (o.otlp() != null) {
       try {
@@ -157,7 +158,7 @@ public final class MetricsExporter implements AutoCloseable {
 
   /** What a scrape would return now. */
   public String scrape() {
-    return PrometheusText.write(board.collect());
+    return text.write(board.collect());
   }
 
   @Override

@@ -10,15 +10,15 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 /**
- * Serves the board on {@code GET /metrics} in the Prometheus text format, from the JDK's HTTP server on one daemon
- * thread (scrapes are served one at a time; each renders the board afresh). {@code /} answers with a pointer to
- * {@code /metrics}; other paths are 404, other methods 405.
+ * Serves the board on {@code GET /metrics} in the Prometheus text format (Micrometer's, {@link PrometheusText}),
+ * from the JDK's HTTP server on one daemon thread (scrapes are served one at a time; each renders the board
+ * afresh). {@code /} answers with a pointer to {@code /metrics}; other paths are 404, other methods 405.
  */
 final class PrometheusServer implements AutoCloseable {
   private final HttpServer server;
   private final ExecutorService executor;
 
-  PrometheusServer(InetSocketAddress address, Board board) throws IOException {
+  PrometheusServer(InetSocketAddress address, Board board, PrometheusText text) throws IOException {
     this.server = HttpServer.create(address, 16);
     this.executor = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "gitm-metrics-http");
@@ -36,7 +36,7 @@ final class PrometheusServer implements AutoCloseable {
           return;
         }
         board.scraped();
-        send(ex, 200, PrometheusText.CONTENT_TYPE, PrometheusText.write(board.collect()));
+        send(ex, 200, PrometheusText.CONTENT_TYPE, text.write(board.collect()));
       }
     });
     server.createContext("/", ex -> {

@@ -1,75 +1,116 @@
 package io.gitm.export;
 
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.model.snapshots.InfoSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
- * Families in the Prometheus text exposition format, version 0.0.4 (what dcgm-exporter serves): per family a
- * {@code # HELP} and a {@code # TYPE} line, then one line per point, {@code name{label="value",…} value}. Label
- * values escape backslash, double quote and line feed; help text escapes backslash and line feed. Values are written
- * as integers when they are whole (below 2<sup>53</sup>), otherwise as Java writes a double, with {@code NaN},
- * {@code +Inf} and {@code -Inf} spelled as the format does. A family with no point is left out.
+ * The board's families in the Prometheus text exposition format, version 0.0.4 (what dcgm-exporter serves), written
+ * by Micrometer's Prometheus registry. Each point of a family is a meter of the registry, tagged with the point's
+ * labels and reading the value the last scrape gave it; a point that is gone is removed before the registry is
+ * written. A family with no point is left out.
+ *
+ * <p>A counter is a Micrometer counter, which the format names with a {@code _total} suffix; a counter whose name has
+ * none in that spelling (dcgm-exporter's {@code DCGM_FI_DEV_ECC_*_TOTAL}) is a gauge, so that its series keeps
+ * dcgm-exporter's name. A family named {@code …_info} (always 1, its labels the information) is an info metric of
+ * Prometheus' client beside the registry's meters, since a meter may not carry that suffix.
  */
 final class PrometheusText {
   static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
-  private PrometheusText() {
+  /** A point's place in the registry: its family and label values. */
+  private record Key(String family, List<String> labelValues) {}
+
+  /** What one meter reads: the value the latest scrape gave its point. */
+  private static final class Slot {
+    private volatile double value;
+    private Meter meter;
+
+    double value() {
+      return value;
+    }
   }
 
-  static String write(List<Family> families) {
-    StringBuilder b = new StringBuilder(8192);
+  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final Map<Key, Slot> slots = new HashMap<>();
+  /** The latest points of each info family, by name; a family is registered the first time it has a point. */
+  private final Map<String, List<Family.Point>> infos = new HashMap<>();
+
+  /** The exposition of {@code families}, as one scrape returns it. */
+  synchronized String write(List<Family> families) {
+    Set<Key> seen = new HashSet<>();
+    infos.replaceAll((name, points) -> List.of());
     for (Family f : families) {
-      if (f.points().isEmpty()) {
+      if (f.name().endsWith(INFO)) {
+        info(f);
         continue;
       }
-      b.append("# HELP ").append(f.name()).append(' ');
-      escape(f.help(), false, b);
-      b.append('\n').append("# TYPE ").append(f.name()).append(' ').append(f.type().prometheus()).append('\n');
       for (Family.Point p : f.points()) {
-        b.append(f.name());
-        if (!p.labelNames().isEmpty()) {
-          b.append('{');
-          for (int i = 0; i < p.labelNames().size(); i++) {
-            if (i > 0) {
-              b.append(',');
-            }
-            b.append(p.labelNames().get(i)).append("=\"");
-            escape(p.labelValues().get(i), true, b);
-            b.append('"');
-          }
-          b.append('}');
+        Key k = new Key(f.name(), p.labelValues());
+        seen.add(k);
+        Slot s = slots.get(k);
+        if (s == null) {
+          s = new Slot();
+          s.meter = register(f, p, s);
+          slots.put(k, s);
         }
-        b.append(' ');
-        value(p.value(), b);
-        b.append('\n');
+        s.value = p.value();
       }
     }
-    return b.toString();
-  }
-
-  static void value(double v, StringBuilder b) {
-    if (Double.isNaN(v)) {
-      b.append("NaN");
-    } else if (v == Double.POSITIVE_INFINITY) {
-      b.append("+Inf");
-    } else if (v == Double.NEGATIVE_INFINITY) {
-      b.append("-Inf");
-    } else if (v == Math.rint(v) && Math.abs(v) < 0x1p53) {
-      b.append((long) v);
-    } else {
-      b.append(v);
-    }
-  }
-
-  private static void escape(String s, boolean quote, StringBuilder b) {
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '\\' -> b.append("\\\\");
-        case '\n' -> b.append("\\n");
-        case '"' -> b.append(quote ? "\\\"" : "\"");
-        default -> b.append(c);
+    for (Iterator<Map.Entry<Key, Slot>> it = slots.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<Key, Slot> e = it.next();
+      if (!seen.contains(e.getKey())) {
+        registry.remove(e.getValue().meter);
+        it.remove();
       }
     }
+    return registry.scrape();
+  }
+
+  private static final String INFO = "_info";
+
+  private void info(Family f) {
+    if (f.points().isEmpty()) {
+      return;
+    }
+    if (!infos.containsKey(f.name())) {
+      String name = f.name().substring(0, f.name().length() - INFO.length());
+      registry.getPrometheusRegistry().register(() -> {
+        InfoSnapshot.Builder b = InfoSnapshot.builder().name(name).help(f.help());
+        synchronized (this) {
+          for (Family.Point p : infos.getOrDefault(f.name(), List.of())) {
+            b.dataPoint(InfoSnapshot.InfoDataPointSnapshot.builder().labels(Labels.of(p.labelNames(),
+                p.labelValues())).build());
+          }
+        }
+        return b.build();
+      });
+    }
+    infos.put(f.name(), f.points());
+  }
+
+  private Meter register(Family f, Family.Point p, Slot s) {
+    List<Tag> tags = new ArrayList<>(p.labelNames().size());
+    for (int i = 0; i < p.labelNames().size(); i++) {
+      tags.add(Tag.of(p.labelNames().get(i), p.labelValues().get(i)));
+    }
+    if (f.type() == Family.Type.COUNTER && f.name().endsWith("_total")) {
+      return FunctionCounter.builder(f.name(), s, Slot::value).description(f.help()).tags(tags).register(registry);
+    }
+    return Gauge.builder(f.name(), s, Slot::value).description(f.help()).tags(tags).strongReference(true)
+        .register(registry);
   }
 
   /** Whether {@code name} is a valid metric name: {@code [a-zA-Z_:][a-zA-Z0-9_:]*}. */

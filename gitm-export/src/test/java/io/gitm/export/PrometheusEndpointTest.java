@@ -84,7 +84,8 @@ class PrometheusEndpointTest {
     assertThat(f.get("DCGM_FI_DEV_CLOCK_THROTTLE_REASONS").value(gpu0)).isEqualTo(36);
     assertThat(f.get("DCGM_FI_PROF_PCIE_TX_BYTES").value(gpu0)).isEqualTo(1.5e9);
     assertThat(f.get("DCGM_FI_PROF_PCIE_RX_BYTES").value(gpu0)).isEqualTo(2.25e10);
-    assertThat(f.get("DCGM_FI_DEV_ECC_SBE_VOL_TOTAL").type()).isEqualTo("counter");
+    assertThat(f.get("DCGM_FI_DEV_ECC_SBE_VOL_TOTAL").type()).as("a gauge: as a counter it would gain _total")
+        .isEqualTo("gauge");
     assertThat(f.get("DCGM_FI_DEV_ECC_SBE_VOL_TOTAL").value(gpu0)).isEqualTo(3);
     assertThat(f.get("DCGM_FI_DEV_ECC_SBE_AGG_TOTAL").value(gpu0)).isEqualTo(12);
     assertThat(f.get("gitm_dev_graphics_clock").value(gpu0)).isEqualTo(1755);
@@ -259,13 +260,22 @@ class PrometheusEndpointTest {
   }
 
   @Test
-  void valuesAreWrittenAsTheFormatSpellsThem() {
-    StringBuilder b = new StringBuilder();
-    for (double v : new double[] {0, -0.0, 3, 1e15, 9.5e18, 0.125, Double.NaN, Double.POSITIVE_INFINITY,
-        Double.NEGATIVE_INFINITY, 1e-7}) {
-      PrometheusText.value(v, b);
-      b.append(' ');
+  void valuesAreWrittenAsTheFormatSpellsThemAndAPointGoneLeavesTheExposition() {
+    PrometheusText text = new PrometheusText();
+    double[] values = {0, 3, 1e15, 9.5e18, 0.125, Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY,
+        1e-7};
+    List<Family.Point> points = new ArrayList<>();
+    for (int i = 0; i < values.length; i++) {
+      points.add(Family.Point.of(values[i], "i", Integer.toString(i)));
     }
-    assertThat(b.toString()).isEqualTo("0 0 3 1000000000000000 9.5E18 0.125 NaN +Inf -Inf 1.0E-7 ");
+    Family f = new Family("gitm_test_value", Family.Type.GAUGE, "Values.", "1", points);
+    var parsed = PrometheusTextParser.parse(text.write(List.of(f))).get("gitm_test_value");
+    for (int i = 0; i < values.length; i++) {
+      double v = parsed.value(Map.of("i", Integer.toString(i)));
+      assertThat(Double.compare(v, values[i])).as("%s read back as %s", values[i], v).isZero();
+    }
+    Family fewer = new Family("gitm_test_value", Family.Type.GAUGE, "Values.", "1", points.subList(0, 2));
+    assertThat(PrometheusTextParser.parse(text.write(List.of(fewer))).get("gitm_test_value").samples()).hasSize(2);
+    assertThat(PrometheusTextParser.parse(text.write(List.of()))).doesNotContainKey("gitm_test_value");
   }
 }

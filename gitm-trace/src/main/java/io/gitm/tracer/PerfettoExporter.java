@@ -2,7 +2,6 @@ package io.gitm.tracer;
 
 import io.gitm.store.AtomicFiles;
 import io.gitm.trace.ApiCallRecord;
-import io.gitm.trace.ApiKind;
 import io.gitm.trace.CopyRecord;
 import io.gitm.trace.DeviceKind;
 import io.gitm.trace.Dim3;
@@ -46,17 +45,34 @@ import tools.jackson.core.json.JsonFactory;
  *   <li>one process per device ("GPU N: NAME", with "(simulated)" for a simulated device) with one track per stream
  *   ("stream N": kernels, copies and memsets as complete slices), a "synchronization" track, and one counter track per
  *   state field, named with its unit ("SM_CLOCK (MHz)");
- *   <li>flow arrows from launch, copy and memset API calls to the device work with the same correlation id.
+ *   <li>flow arrows ("s" at the call, "f" binding to the enclosing slice at the work's start, category "ac2g") from
+ *   a launch, copy or memset API call to the device work with the same correlation id: one per id that has both, from
+ *   its first call to its first work, so that no flow end lacks its start.
  * </ul>
+ * Categories are those of the PyTorch profiler's traces: {@code kernel}, {@code gpu_memcpy}, {@code gpu_memset},
+ * {@code cuda_runtime} or {@code cuda_driver} for API calls, {@code cuda_sync}, {@code user_annotation} for markers,
+ * {@code overhead}.
  * Times are microseconds with three decimals (exact nanoseconds) from the earliest record of the trace; the origin is
  * kept in {@code otherData.timeOriginNs}. Track ids are assigned by the exporter, so they never collide between
- * processes. The input is read twice (once to find the origin, and to check the whole file before anything is
- * written); memory stays constant beyond one entry per track. The output is published atomically.
+ * processes. The input is read twice (once to find the origin and the flows' ids, and to check the whole file before
+ * anything is written); memory stays constant beyond one entry per track and a few bytes per correlation id. The
+ * output is published atomically.
  */
 public final class PerfettoExporter {
   static final int HOST_PID = 1;
   private static final int FIRST_TID = 1000;
   private static final StateField[] FIELDS = StateField.values();
+  /** The categories as the PyTorch profiler (Kineto) writes them, which trace readers built for it look for. */
+  static final String CAT_KERNEL = "kernel";
+  static final String CAT_MEMCPY = "gpu_memcpy";
+  static final String CAT_MEMSET = "gpu_memset";
+  static final String CAT_RUNTIME = "cuda_runtime";
+  static final String CAT_DRIVER = "cuda_driver";
+  static final String CAT_SYNC = "cuda_sync";
+  static final String CAT_ANNOTATION = "user_annotation";
+  static final String CAT_OVERHEAD = "overhead";
+  /** A flow from a host call to the device work it enqueued ("async CPU to GPU"). */
+  static final String CAT_FLOW = "ac2g";
   private static final JsonFactory JSON = JsonFactory.builder().disable(StreamWriteFeature.AUTO_CLOSE_TARGET).build();
 
   private PerfettoExporter() {}
@@ -68,11 +84,16 @@ public final class PerfettoExporter {
   public static Result export(Path trace, Path json) throws IOException {
     long origin;
     long records;
+    FlowLinks links = new FlowLinks();
     try (TraceReader r = TraceReader.open(trace)) {
       long[] min = {Long.MAX_VALUE};
-      records = r.read(rec -> min[0] = Math.min(min[0], rec.startNs()));
+      records = r.read(rec -> {
+        min[0] = Math.min(min[0], rec.startNs());
+        links.see(rec);
+      });
       origin = records == 0 ? 0 : min[0];
     }
+    links.seal();
     Path tmp = AtomicFiles.temporary(json);
     long events;
     try (TraceReader r = TraceReader.open(trace);
@@ -80,7 +101,7 @@ public final class PerfettoExporter {
             StandardOpenOption.WRITE)) {
       OutputStream out = new BufferedOutputStream(Channels.newOutputStream(ch), 1 << 16);
       try (JsonGenerator g = JSON.createGenerator(ObjectWriteContext.empty(), out, JsonEncoding.UTF8)) {
-        Writer w = new Writer(g, r.meta(), origin);
+        Writer w = new Writer(g, r.meta(), origin, links);
         w.begin();
         r.read(w);
         w.end();
@@ -100,6 +121,12 @@ public final class PerfettoExporter {
     }
     AtomicFiles.publish(tmp, json);
     return new Result(records, events);
+  }
+
+  /** A CUDA driver call ({@code cuLaunchKernel}) or a runtime call ({@code cudaLaunchKernel}, and any other). */
+  static String apiCategory(String name) {
+    return name.length() > 2 && name.startsWith("cu") && Character.isUpperCase(name.charAt(2)) ? CAT_DRIVER
+        : CAT_RUNTIME;
   }
 
   /** Formats nanoseconds as microseconds with exactly three decimals: 1234567 → "1234.567". */
@@ -130,16 +157,18 @@ public final class PerfettoExporter {
     private final JsonGenerator g;
     private final TraceMeta meta;
     private final long origin;
+    private final FlowLinks links;
     private final Map<Integer, Integer> devicePids = new HashMap<>();
     private final Map<Integer, TraceDevice> devices = new TreeMap<>();
     private final Map<TrackKey, Track> tracks = new HashMap<>();
     private int nextTid = FIRST_TID;
     private long events;
 
-    Writer(JsonGenerator g, TraceMeta meta, long origin) {
+    Writer(JsonGenerator g, TraceMeta meta, long origin, FlowLinks links) {
       this.g = g;
       this.meta = meta;
       this.origin = origin;
+      this.links = links;
       for (TraceDevice d : meta.devices()) {
         devices.put(d.index(), d);
       }
@@ -194,7 +223,7 @@ public final class PerfettoExporter {
     /** A kernel as a slice on its stream's track, with its launch shape, and the end of its launch's flow. */
     private void kernel(KernelRecord k) {
       Track t = stream(k.device(), k.stream());
-      slice(k.name(), "kernel", k.startNs(), k.endNs(), t);
+      slice(k.name(), CAT_KERNEL, k.startNs(), k.endNs(), t);
       g.writeName("args");
       g.writeStartObject();
       deviceArgs(k.device(), k.stream(), k.correlationId());
@@ -211,7 +240,7 @@ public final class PerfettoExporter {
     /** A copy as a slice on its stream's track, with its bytes and bandwidth, and the end of its call's flow. */
     private void copy(CopyRecord c) {
       Track t = stream(c.device(), c.stream());
-      slice(Names.copy(c.kind(), c.srcKind(), c.dstKind()), "gpu_memcpy", c.startNs(), c.endNs(), t);
+      slice(Names.copy(c.kind(), c.srcKind(), c.dstKind()), CAT_MEMCPY, c.startNs(), c.endNs(), t);
       g.writeName("args");
       g.writeStartObject();
       deviceArgs(c.device(), c.stream(), c.correlationId());
@@ -227,7 +256,7 @@ public final class PerfettoExporter {
     /** A memset as a slice on its stream's track, and the end of its call's flow. */
     private void memset(MemsetRecord m) {
       Track t = stream(m.device(), m.stream());
-      slice(Names.memset(m.memoryKind()), "gpu_memset", m.startNs(), m.endNs(), t);
+      slice(Names.memset(m.memoryKind()), CAT_MEMSET, m.startNs(), m.endNs(), t);
       g.writeName("args");
       g.writeStartObject();
       deviceArgs(m.device(), m.stream(), m.correlationId());
@@ -242,7 +271,7 @@ public final class PerfettoExporter {
     private void sync(SyncRecord s) {
       Track t = track(new TrackKey("sync", s.device(), 0), devicePid(s.device()), "synchronization",
           Integer.MAX_VALUE - 1);
-      slice(Names.syncKind(s.kind()), "cuda_sync", s.startNs(), s.endNs(), t);
+      slice(Names.syncKind(s.kind()), CAT_SYNC, s.startNs(), s.endNs(), t);
       g.writeName("args");
       g.writeStartObject();
       deviceArgs(s.device(), s.stream(), s.correlationId());
@@ -253,7 +282,7 @@ public final class PerfettoExporter {
     /** An API call as a slice on its host thread, starting a flow to the device work it enqueued. */
     private void api(ApiCallRecord a) {
       Track t = thread(a.threadId());
-      slice(a.name().isEmpty() ? a.kind().name() : a.name(), "cuda_api", a.startNs(), a.endNs(), t);
+      slice(a.name().isEmpty() ? a.kind().name() : a.name(), apiCategory(a.name()), a.startNs(), a.endNs(), t);
       g.writeName("args");
       g.writeStartObject();
       g.writeStringProperty("kind", a.kind().name());
@@ -261,8 +290,7 @@ public final class PerfettoExporter {
       g.writeNumberProperty("thread", a.threadId());
       g.writeEndObject();
       g.writeEndObject();
-      ApiKind k = a.kind();
-      if (a.correlationId() != 0 && (k == ApiKind.LAUNCH || k == ApiKind.COPY || k == ApiKind.MEMSET)) {
+      if (links.start(a)) {
         flow("s", a.correlationId(), a.startNs(), t);
         g.writeEndObject();
       }
@@ -271,7 +299,7 @@ public final class PerfettoExporter {
     /** A marker as a slice on its host thread. */
     private void marker(MarkerRecord m) {
       Track t = thread(m.threadId());
-      slice(m.name(), "marker", m.startNs(), m.endNs(), t);
+      slice(m.name(), CAT_ANNOTATION, m.startNs(), m.endNs(), t);
       g.writeEndObject();
     }
 
@@ -279,7 +307,7 @@ public final class PerfettoExporter {
     private void overhead(OverheadRecord o) {
       Track t = track(new TrackKey("overhead", 0, o.threadId()), HOST_PID,
           "tracer overhead (thread " + o.threadId() + ")", Integer.MAX_VALUE);
-      slice(o.kind().name(), "overhead", o.startNs(), o.endNs(), t);
+      slice(o.kind().name(), CAT_OVERHEAD, o.startNs(), o.endNs(), t);
       g.writeName("args");
       g.writeStartObject();
       g.writeNumberProperty("thread", o.threadId());
@@ -343,7 +371,7 @@ public final class PerfettoExporter {
     }
 
     private void flowEnd(long correlation, long startNs, Track t) {
-      if (correlation != 0) {
+      if (links.end(correlation)) {
         flow("f", correlation, startNs, t);
         g.writeStringProperty("bp", "e");
         g.writeEndObject();
@@ -353,8 +381,8 @@ public final class PerfettoExporter {
     /** Opens a flow event ("s" or "f"); the caller closes it. */
     private void flow(String ph, long id, long tsNs, Track t) {
       g.writeStartObject();
-      g.writeStringProperty("name", "launch");
-      g.writeStringProperty("cat", "launch");
+      g.writeStringProperty("name", CAT_FLOW);
+      g.writeStringProperty("cat", CAT_FLOW);
       g.writeStringProperty("ph", ph);
       g.writeNumberProperty("id", id);
       g.writeName("ts");

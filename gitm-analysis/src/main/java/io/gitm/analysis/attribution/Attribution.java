@@ -80,7 +80,7 @@ public final class Attribution {
         new Conditions());
   }
 
-  private static List<Hypothesis> rank(Input in, Map<Cause, Lost> lost) {
+  static List<Hypothesis> rank(Input in, Map<Cause, Lost> lost) {
     // the family of tests: causes whose detector found enough events to be tested at all
     List<Cause> causes = new ArrayList<>();
     for (Map.Entry<Cause, Lost> e : lost.entrySet()) {
@@ -97,7 +97,8 @@ public final class Attribution {
     List<Hypothesis> out = new ArrayList<>();
     for (int i = 0; i < causes.size(); i++) {
       Lost l = lost.get(causes.get(i));
-      double effect = l.total() / span;
+      double summed = l.total() / span;
+      double effect = Math.min(1, summed);
       if (effect < MIN_EFFECT || adj[i] > ALPHA || l.certainty() <= 0) {
         continue;
       }
@@ -106,13 +107,25 @@ public final class Attribution {
       double confidence = Math.clamp((1 - adj[i]) * l.certainty() / (1 + width / Math.max(effect, 1e-9) / 4), 0, 1);
       List<Evidence> ev = new ArrayList<>(l.evidence());
       ev.add(new Evidence("test", String.format(Locale.ROOT,
-          "lost time: %.2f%% of the span in %d events (in %d of %d windows of the span); one-sided t-test that it"
-              + " exceeds %.1f%%: p=%.3g (BH-adjusted %.3g)", effect * 100, l.events(), l.windows(), CHUNKS,
-          MIN_EFFECT * 100, p[i], adj[i]), Map.of("events", l.events(), "windows", l.windows(), "p", p[i],
-          "pAdjusted", adj[i])));
-      out.add(new Hypothesis(causes.get(i), effect, Math.max(0, ci[0]), ci[1], adj[i], confidence, ev));
+          "lost time: %s in %d events (in %d of %d windows of the span); one-sided t-test that it"
+              + " exceeds %.1f%% of the span: p=%.3g (BH-adjusted %.3g)", share(summed), l.events(), l.windows(),
+          CHUNKS, MIN_EFFECT * 100, p[i], adj[i]), Map.of("events", l.events(), "windows", l.windows(), "p", p[i],
+          "pAdjusted", adj[i], "summedShare", summed)));
+      out.add(new Hypothesis(causes.get(i), effect, Math.clamp(ci[0], 0, effect), Math.clamp(ci[1], effect, 1),
+          adj[i], confidence, ev));
     }
     out.sort(Comparator.comparingDouble(Hypothesis::score).reversed());
     return out;
+  }
+
+  /**
+   * A cause's lost time as a share of the span, the job's wall time from its first issued operation to its last end.
+   * Events on streams that ran at once overlap, so their sum can pass the span: the share is then capped at the
+   * whole span and the sum is said beside it.
+   */
+  static String share(double summed) {
+    return summed <= 1 ? String.format(Locale.ROOT, "%.2f%% of the span", summed * 100)
+        : String.format(Locale.ROOT, "the whole span (its events overlap across streams: summed, %.0f%% of the span)",
+            summed * 100);
   }
 }
