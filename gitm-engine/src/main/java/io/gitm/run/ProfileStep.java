@@ -33,22 +33,28 @@ final class ProfileStep {
 
   private ProfileStep() {}
 
-  static Profiled run(RunLoop.Request req, RunClock clock, Clock time, RunEvents events, RunLoop.Control control)
-      throws IOException {
+  /**
+   * The profile phase of a run whose set-up is done.
+   *
+   * @param setUp what was done before the budget was split into phases (told, and journaled with the start)
+   */
+  static Profiled run(RunLoop.Request req, RunClock clock, SetUp setUp, Clock time, RunEvents events,
+      RunLoop.Control control) throws IOException {
     RunTarget target = req.job();
     try (target) {
       DeviceInfo info = target.info();
       Map<String, String> device = device(info, target);
       RunDir run = open(req, info, device, clock.plan(), time, events);
+      events.line("set-up   " + setUp.describe());
       Resume resume = Resume.of(req.previous(), run);
       try (Journal j = run.journal()) {
         RunJournal journal = new RunJournal(j, time);
         if (req.resumed() == null) {
           journal.append("start", Map.of("budget", req.budget().toString(), "target", req.target().toString(),
-              "device", device));
+              "device", device, "setUp", setUp.json()));
         } else {
           journal.append("resume", Map.of("completedTrials", resume.completed().size(), "profiled",
-              resume.profiled(), "usedSeconds", clock.elapsed().toMillis() / 1000.0));
+              resume.profiled(), "usedSeconds", clock.elapsed().toMillis() / 1000.0, "setUp", setUp.json()));
         }
         Measured m = resume.profiled() ? reuse(target, run, events)
             : measure(target, run, clock, control, journal, events);
@@ -95,9 +101,10 @@ final class ProfileStep {
     return d;
   }
 
-  /** The budget with its phase windows and the target, as the header shows them. */
+  /** The budget with its phase windows (what set-up left) and the target, as the header shows them. */
   private static String budgetLine(RunLoop.Request req, PhasePlan plan) {
-    return req.budget() + " (" + plan.windows().stream()
+    return req.budget() + " (" + (plan.setUp().isZero() ? "" : "set-up " + RunLoop.window(plan.setUp()) + ", ")
+        + plan.windows().stream()
         .map(x -> x.phase().label().toLowerCase() + " " + RunLoop.window(x.length()))
         .collect(Collectors.joining(", ")) + "); target " + req.target();
   }
