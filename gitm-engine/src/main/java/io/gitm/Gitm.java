@@ -47,30 +47,39 @@ public final class Gitm {
    * @param store the run store's root (null: {@code $GITM_SCRATCH}, else {@code ~/.cache/gitm})
    * @param dataDir the engine's input folder (null: a folder named after the engine under the system's temp folder)
    * @param levers when not empty, only these lever ids
+   * @param wall the clock the budget is measured on (null: the host's monotonic clock)
+   * @param clock the calendar time the journal and reports are stamped with (null: the system's, in UTC)
    */
   public record Options(String device, Map<String, String> deviceOptions, Path store, Path dataDir,
-      List<String> levers, boolean allowDeviceSettings, RunEvents listener) {
+      List<String> levers, boolean allowDeviceSettings, RunEvents listener, Ticker wall, Clock clock) {
     public Options {
       device = device == null ? "auto" : device;
       deviceOptions = Map.copyOf(deviceOptions == null ? Map.of() : deviceOptions);
       levers = List.copyOf(levers == null ? List.of() : levers);
       listener = listener == null ? RunEvents.none() : listener;
+      wall = wall == null ? Ticker.system() : wall;
+      clock = clock == null ? Clock.systemUTC() : clock;
     }
 
     public static Options defaults() {
-      return new Options("auto", Map.of(), null, null, List.of(), false, null);
+      return new Options("auto", Map.of(), null, null, List.of(), false, null, null, null);
     }
 
     public Options withDevice(String kind, Map<String, String> options) {
-      return new Options(kind, options, store, dataDir, levers, allowDeviceSettings, listener);
+      return new Options(kind, options, store, dataDir, levers, allowDeviceSettings, listener, wall, clock);
     }
 
     public Options withStore(Path root) {
-      return new Options(device, deviceOptions, root, dataDir, levers, allowDeviceSettings, listener);
+      return new Options(device, deviceOptions, root, dataDir, levers, allowDeviceSettings, listener, wall, clock);
     }
 
     public Options withListener(RunEvents l) {
-      return new Options(device, deviceOptions, store, dataDir, levers, allowDeviceSettings, l);
+      return new Options(device, deviceOptions, store, dataDir, levers, allowDeviceSettings, l, wall, clock);
+    }
+
+    /** Options whose run measures its budget on {@code w} and stamps its journal and reports with {@code c}. */
+    public Options withClocks(Ticker w, Clock c) {
+      return new Options(device, deviceOptions, store, dataDir, levers, allowDeviceSettings, listener, w, c);
     }
   }
 
@@ -94,7 +103,7 @@ public final class Gitm {
       throw new IllegalArgumentException("optimize needs an engine and a budget");
     }
     budget.requireRunnable();
-    Ticker wall = Ticker.system();
+    Ticker wall = options.wall();
     long startedAt = wall.nanos();
     Target t = new Target(target);
     Devices.Choice choice = Devices.choose(options.device(), DeviceProvider.all());
@@ -110,7 +119,7 @@ public final class Gitm {
           options.allowDeviceSettings());
       RunLoop.Request req = new RunLoop.Request(job, budget, t, store, null, null, Gate.Options.defaults(),
           options.levers(), "Gitm.optimize(" + engine.spec().name() + ", " + budget + ", " + t + ")", version());
-      RunLoop.Result r = RunLoop.run(req, wall, Clock.systemUTC(), options.listener(), RunLoop.Control.none(),
+      RunLoop.Result r = RunLoop.run(req, wall, options.clock(), options.listener(), RunLoop.Control.none(),
           startedAt);
       Setup setup = r.search() == null ? Setup.shipped() : r.search().anchor();
       List<String> kept = r.search() == null ? List.of() : r.search().keptLevers();

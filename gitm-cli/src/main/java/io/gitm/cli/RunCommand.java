@@ -21,7 +21,6 @@ import io.gitm.workload.Workload;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -126,8 +125,9 @@ final class RunCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(cl, "--workload (or --cmd PROGRAM ...) is required; known workloads: "
           + Workloads.knownNames());
     }
-    Workload w = Workloads.find(workload).orElseThrow(() -> new CommandLine.ParameterException(cl,
-        "unknown workload '" + workload + "'; known workloads: " + Workloads.knownNames()));
+    Workload w = Workloads.find(workload).map(RunClocks.current().workloads()).orElseThrow(() ->
+        new CommandLine.ParameterException(cl, "unknown workload '" + workload + "'; known workloads: "
+            + Workloads.knownNames()));
     requireBudgetAndTarget(cl);
     if (maxIterations < 0 || blockIterations < 0) {
       throw new CommandLine.ParameterException(cl, "--max-iterations and --block-iterations must be 0 or more");
@@ -226,8 +226,9 @@ final class RunCommand implements Callable<Integer> {
    * {@code --json}, and returns the exit status: 0, 130 when stopped, a failure when the run failed.
    */
   private int execute(CommandLine cl, boolean realGpu, RequestMaker request) throws IOException {
-    Ticker wall = Ticker.system();
-    long startedAt = startedAt(wall);
+    RunClocks clocks = RunClocks.current();
+    Ticker wall = clocks.wall();
+    long startedAt = clocks == RunClocks.SYSTEM ? startedAt(wall) : wall.nanos();
     PrintWriter out = cl.getOut();
     // with --json the document is alone on standard output: progress goes to standard error, as plain lines
     boolean live = !json && System.console() != null && System.console().isTerminal();
@@ -237,7 +238,7 @@ final class RunCommand implements Callable<Integer> {
     Interrupts interrupts = Interrupts.install(control, cl.getErr());
     RunLoop.Result r;
     try {
-      r = RunLoop.run(request.make(), wall, Clock.systemUTC(), progress, control, startedAt);
+      r = RunLoop.run(request.make(), wall, clocks.clock(), progress, control, startedAt);
     } catch (RunLock.HeldException e) {
       throw new CliFailure(e.getMessage(), e);
     } catch (RunLoop.RunFailure e) {

@@ -195,7 +195,7 @@ class AnalyzeCommandTest {
 
   @Test
   void ncuBytesFarAboveTheDeclaredOnesBreakTheMemoryTrafficInvariantOfARealRunsTrace() throws Exception {
-    CliResult run = CliResult.run("run", "--workload", "hft-lob", "--budget", "30s", "--target", "15%", "--device",
+    CliResult run = SteppedRuns.run("run", "--workload", "hft-lob", "--budget", "30s", "--target", "15%", "--device",
         "sim", "--max-iterations", "6", "--levers", "pinned-host-memory", "--scratch", dir.toString(), "--json");
     assertThat(run.code()).as(run.err()).isZero();
     Path folder = Path.of(Json.MAPPER.readTree(run.out()).get("folder").asString());

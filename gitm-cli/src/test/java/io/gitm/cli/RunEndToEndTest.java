@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -16,9 +17,14 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * {@code gitm run} through all five phases on the simulated device, as a user runs it: with a fault to find, killed
- * with SIGKILL and resumed, and stopped with SIGINT (Ctrl-C).
+ * with SIGKILL and resumed, and stopped with SIGINT (Ctrl-C). Every run is on a wall clock that only the workload's
+ * steps move ({@link SteppedRuns}), so its phases and trials are the same on a busy machine as on an idle one; a run
+ * to be killed or stopped pauses at a known point (after so many journaled trials) and says so with a marker file.
  */
 class RunEndToEndTest {
+  /** Real time a test waits at most for a run to reach its pause: only a broken run takes that long. */
+  private static final Duration PATIENCE = Duration.ofMinutes(5);
+
   @TempDir
   Path scratch;
 
@@ -27,9 +33,9 @@ class RunEndToEndTest {
 
   @Test
   void aRunWithAFaultFindsItsCauseKeepsOnlyGatedLeversAndWritesEveryReport() throws Exception {
-    CliResult r = CliResult.run("run", "--workload", "hft-lob", "--budget", "30s", "--target", "15%", "--device", "sim",
-        "--sim-seed", "3", "--faults", "launch-bound", "--max-iterations", "30", "--scratch", scratch.toString(),
-        "--json");
+    CliResult r = SteppedRuns.run("run", "--workload", "hft-lob", "--budget", "30s", "--target", "15%", "--device",
+        "sim", "--sim-seed", "3", "--faults", "launch-bound", "--max-iterations", "30", "--scratch",
+        scratch.toString(), "--json");
     assertThat(r.code()).as(r.err()).isZero();
     JsonNode doc = Json.MAPPER.readTree(r.out());
     Path run = Path.of(doc.get("folder").asString());
@@ -59,7 +65,8 @@ class RunEndToEndTest {
     assertThat(Files.readString(run.resolve("report.html"))).contains("<svg");
     assertThat(Journal.read(run.resolve("journal.jsonl")).entries()).extracting(Journal.Entry::type)
         .startsWith("start", "phase-start", "phase-end").endsWith("end");
-    assertThat(doc.get("elapsedSeconds").asDouble()).isLessThan(30 * 1.01 + 5);
+    assertThat(doc.get("elapsedSeconds").asDouble()).as("the stepped clock moves only with the job")
+        .isLessThan(30 * 1.01 + 5);
     JsonNode report = Json.MAPPER.readTree(run.resolve("report.json").toFile());
     assertThat(report.get("run").get("gitmVersion").asString()).matches(".+ \\(git [0-9a-f]{4,}(\\+dirty)?\\)");
     // every claim cites its gate and each piece of evidence once, and no trace slice is empty
@@ -83,23 +90,16 @@ class RunEndToEndTest {
 
   @Test
   void aRunKilledWithSigkillResumesWithoutRepeatingATrialAndReachesTheEnd() throws Exception {
-    Process p = gitm("run", "--workload", "hft-lob", "--budget", "1m", "--target", "99%", "--device", "sim",
-        "--sim-seed", "5", "--max-iterations", "20", "--scratch", scratch.toString());
-    Path run = waitForRunFolder();
-    // wait until at least two trials are journaled, then kill -9
-    long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-    while (trialsIfAny(run).size() < 2 && System.nanoTime() < deadline && p.isAlive()) {
-      Thread.sleep(100);
-    }
-    assertThat(p.isAlive()).as("the run is still going when it is killed").isTrue();
+    Process p = gitm(Duration.ZERO, 2, "run", "--workload", "hft-lob", "--budget", "1m", "--target", "99%",
+        "--device", "sim", "--sim-seed", "5", "--max-iterations", "20", "--scratch", scratch.toString());
+    Path run = awaitPause(p);
     p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
     List<JsonNode> before = trialsIfAny(run);
     assertThat(before).hasSizeGreaterThanOrEqualTo(2);
     assertThat(Journal.read(run.resolve("journal.jsonl")).entries()).extracting(Journal.Entry::type)
         .doesNotContain("end");
 
-    CliResult r = CliResult.run("run", "--resume", run.getFileName().toString(), "--scratch", scratch.toString(),
-        "--json");
+    CliResult r = resume(run);
     assertThat(r.code()).as(r.err()).isZero();
     List<Journal.Entry> entries = Journal.read(run.resolve("journal.jsonl")).entries();
     assertThat(entries).extracting(Journal.Entry::type).contains("resume").endsWith("end");
@@ -117,25 +117,20 @@ class RunEndToEndTest {
   void aRunKilledPastItsRankDeadlineResumesOnTheSameRankingAndLosesNoCompletedTrial() throws Exception {
     Duration rankDeadline = new io.gitm.run.PhasePlan(io.gitm.api.Budget.parse("1m"))
         .deadline(io.gitm.run.Phase.RANK);
-    long started = System.nanoTime();
-    // an unreachable target and long blocks keep the search going past the rank deadline
-    Process p = gitm("run", "--workload", "hft-lob", "--budget", "1m", "--target", "900%", "--device", "sim",
-        "--sim-seed", "5", "--max-iterations", "20", "--block-iterations", "24", "--scratch", scratch.toString());
-    Path run = waitForRunFolder();
-    // kill -9 once the rank deadline has passed and a trial is journaled
-    long deadline = started + Duration.ofSeconds(55).toNanos();
-    while ((System.nanoTime() - started < rankDeadline.plusSeconds(3).toNanos() || trialsIfAny(run).isEmpty())
-        && System.nanoTime() < deadline && p.isAlive()) {
-      Thread.sleep(100);
-    }
-    assertThat(p.isAlive()).as("the run is still going when it is killed").isTrue();
+    // an unreachable target and long blocks keep the search going past the rank deadline; the run pauses (and is
+    // killed) once a trial that ended past that deadline is journaled
+    Process p = gitm(rankDeadline, 1, "run", "--workload", "hft-lob", "--budget", "1m", "--target",
+        "900%", "--device", "sim", "--sim-seed", "5", "--max-iterations", "20", "--block-iterations", "24",
+        "--scratch", scratch.toString());
+    Path run = awaitPause(p);
     p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-    assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThan(rankDeadline);
+    List<Journal.Entry> journaled = Journal.read(run.resolve("journal.jsonl")).entries();
+    assertThat(Duration.between(Instant.parse(journaled.getFirst().time()), Instant.parse(journaled.getLast().time())))
+        .as("the killed run had used more than its rank deadline").isGreaterThan(rankDeadline);
     List<JsonNode> before = trials(run);
     assertThat(before).isNotEmpty();
 
-    CliResult r = CliResult.run("run", "--resume", run.getFileName().toString(), "--scratch", scratch.toString(),
-        "--json");
+    CliResult r = resume(run);
     assertThat(r.code()).as(r.err()).isZero();
     List<Journal.Entry> entries = Journal.read(run.resolve("journal.jsonl")).entries();
     List<JsonNode> after = trials(run);
@@ -160,15 +155,11 @@ class RunEndToEndTest {
 
   @Test
   void ctrlCStopsGracefullyAndWritesTheReportOfWhatWasDone() throws Exception {
-    Process p = gitm("run", "--workload", "hft-lob", "--budget", "2m", "--target", "99%", "--device", "sim",
-        "--sim-seed", "7", "--max-iterations", "20", "--scratch", scratch.toString());
-    Path run = waitForRunFolder();
-    long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-    while (trialsIfAny(run).isEmpty() && System.nanoTime() < deadline && p.isAlive()) {
-      Thread.sleep(100);
-    }
+    Process p = gitm(Duration.ZERO, 1, "run", "--workload", "hft-lob", "--budget", "1m", "--target", "99%",
+        "--device", "sim", "--sim-seed", "7", "--max-iterations", "20", "--scratch", scratch.toString());
+    Path run = awaitPause(p);
     new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).inheritIO().start().waitFor();
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("gitm stops within a minute of Ctrl-C").isTrue();
+    assertThat(p.waitFor(PATIENCE.toSeconds(), TimeUnit.SECONDS)).as("gitm stops after Ctrl-C").isTrue();
     assertThat(p.exitValue()).isEqualTo(130);
     List<Journal.Entry> entries = Journal.read(run.resolve("journal.jsonl")).entries();
     // journaled as interrupted, not ended: the --resume that gitm's message offers continues it
@@ -185,23 +176,17 @@ class RunEndToEndTest {
 
   @Test
   void aSecondCtrlCStopsAtOnceAndTheRunResumesFromItsJournal() throws Exception {
-    Process p = gitm("run", "--workload", "hft-lob", "--budget", "2m", "--target", "99%", "--device", "sim",
-        "--sim-seed", "9", "--max-iterations", "20", "--scratch", scratch.toString());
-    Path run = waitForRunFolder();
-    long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-    while (trialsIfAny(run).isEmpty() && System.nanoTime() < deadline && p.isAlive()) {
-      Thread.sleep(100);
-    }
-    assertThat(p.isAlive()).as("the run is still going").isTrue();
+    Process p = gitm(Duration.ZERO, 1, "run", "--workload", "hft-lob", "--budget", "1m", "--target", "99%",
+        "--device", "sim", "--sim-seed", "9", "--max-iterations", "20", "--scratch", scratch.toString());
+    Path run = awaitPause(p);
     new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).inheritIO().start().waitFor();
     new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).inheritIO().start().waitFor();
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.waitFor(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isTrue();
     assertThat(p.exitValue()).isEqualTo(130);
     List<Journal.Entry> entries = Journal.read(run.resolve("journal.jsonl")).entries();
     if (!entries.getLast().type().equals("end")) {
       // stopped before the graceful stop finished: the journal is whole and the run resumes
-      CliResult r = CliResult.run("run", "--resume", run.getFileName().toString(), "--scratch", scratch.toString(),
-          "--json");
+      CliResult r = resume(run);
       assertThat(r.code()).as(r.err()).isZero();
       assertThat(Journal.read(run.resolve("journal.jsonl")).entries()).extracting(Journal.Entry::type)
           .contains("resume").endsWith("end");
@@ -209,34 +194,40 @@ class RunEndToEndTest {
     assertThat(Files.readString(log)).contains("gitm: stopping");
   }
 
-  private Process gitm(String... args) throws IOException {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("--enable-native-access=ALL-UNNAMED");
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    cmd.add("io.gitm.cli.Main");
-    cmd.addAll(List.of(args));
+  /**
+   * {@code gitm args} in a process of its own on stepped clocks, pausing in its first step once {@code trials}
+   * trials more are journaled than when {@code after} had passed on its clock.
+   */
+  private Process gitm(Duration after, int trials, String... args) throws IOException {
+    SteppedRuns.Pause pause = new SteppedRuns.Pause(scratch.resolve("runs"), trials, after, marker());
     log = scratch.resolve("gitm-" + System.nanoTime() + ".log");
-    return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    return new ProcessBuilder(SteppedRuns.command(pause, args)).redirectErrorStream(true).redirectOutput(log.toFile())
+        .start();
   }
 
-  private Path waitForRunFolder() throws Exception {
-    Path runs = scratch.resolve("runs");
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (System.nanoTime() < deadline) {
-      if (Files.isDirectory(runs)) {
-        try (var s = Files.list(runs)) {
-          var first = s.filter(Files::isDirectory).findFirst();
-          if (first.isPresent() && Files.exists(first.get().resolve("journal.jsonl"))) {
-            return first.get();
-          }
-        }
-      }
-      Thread.sleep(50);
+  private Path marker() {
+    return scratch.resolve("paused");
+  }
+
+  /** Waits until the run started by {@link #gitm} has paused, and returns its folder. */
+  private Path awaitPause(Process p) throws Exception {
+    long deadline = System.nanoTime() + PATIENCE.toNanos();
+    while (!Files.exists(marker()) && p.isAlive() && System.nanoTime() < deadline) {
+      Thread.sleep(20);
     }
-    throw new AssertionError("no run folder appeared in " + runs + "; gitm said: "
-        + (log == null ? "" : Files.readString(log)));
+    assertThat(Files.exists(marker())).as("the run pauses where asked; gitm said: %s", Files.readString(log))
+        .isTrue();
+    assertThat(p.isAlive()).as("the run is still going when it is stopped").isTrue();
+    try (var s = Files.list(scratch.resolve("runs"))) {
+      return s.filter(d -> Files.exists(d.resolve("journal.jsonl"))).findFirst().orElseThrow();
+    }
+  }
+
+  /** {@code gitm run --resume} of {@code run}, in-process on stepped clocks that start after its last entry. */
+  private CliResult resume(Path run) throws IOException {
+    Instant last = Instant.parse(Journal.read(run.resolve("journal.jsonl")).entries().getLast().time());
+    return SteppedRuns.run(last.plusSeconds(1), "run", "--resume", run.getFileName().toString(), "--scratch",
+        scratch.toString(), "--json");
   }
 
   private static List<JsonNode> trials(Path run) throws IOException {

@@ -17,8 +17,8 @@ class RunOnSimulatedDeviceTest {
 
   @Test
   void profilesHftLobAndWritesARunFolderLabelledSimulated() throws Exception {
-    CliResult r = CliResult.run("run", "--workload", "hft-lob", "--budget", "30s", "--target", "15%", "--device", "sim",
-        "--max-iterations", "6", "--faults", "allocator-churn", "--levers", "pinned-host-memory",
+    CliResult r = SteppedRuns.run("run", "--workload", "hft-lob", "--budget", "30s", "--target", "15%", "--device",
+        "sim", "--max-iterations", "6", "--faults", "allocator-churn", "--levers", "pinned-host-memory",
         "--scratch", scratch.toString(), "--json");
     assertThat(r.code()).as(r.err()).isZero();
     var doc = Json.MAPPER.readTree(r.out());

@@ -27,7 +27,7 @@ class TraceReplayCommandTest {
 
   @BeforeAll
   static void recordATrace() throws Exception {
-    CliResult r = CliResult.run("run", "--workload", "hft-lob", "--budget", "30s", "--target", "15%", "--device",
+    CliResult r = SteppedRuns.run("run", "--workload", "hft-lob", "--budget", "30s", "--target", "15%", "--device",
         "sim", "--max-iterations", "8", "--levers", "pinned-host-memory", "--scratch", scratch.toString(), "--json");
     assertThat(r.code()).as(r.err()).isZero();
     trace = Path.of(Json.MAPPER.readTree(r.out()).get("folder").asString()).resolve("trace.gtrace");

@@ -36,17 +36,8 @@ import java.util.Optional;
  * A managed workload as a run's target: profiled in gitm's process on the opened {@code device} (which the run
  * closes after the profile), measured by the agent as a {@link ManagedJob} that opens the device again through
  * {@code provider} for each setup, and replayed on a model of the device it ran on.
- *
- * @param device the opened device for the profile phase
- * @param request how the device was opened; the apply phase adds each setup's scheduling mode and settings to it
- * @param dataDir the workload's input folder (e.g. the store's {@code datasets/hft/})
- * @param maxIterations the profile runs at most this many iterations (0: no cap)
- * @param blockIterations iterations per gate block (0: chosen from the profile)
- * @param allowDeviceSettings whether class-C levers may be used (simulated device only)
  */
-public record ManagedTarget(Workload workload, Device device, DeviceProvider provider, String choiceReason,
-    DeviceRequest request, Path dataDir, int maxIterations, int blockIterations, boolean allowDeviceSettings)
-    implements RunTarget {
+public final class ManagedTarget implements RunTarget {
   /** Wall time the "after" trace may take at most, device opening excluded. */
   static final Duration AFTER_TRACE_WINDOW = Duration.ofSeconds(1);
   /** Iterations the "after" trace runs at most: the timeline shows the first 30 ms of device work. */
@@ -55,6 +46,66 @@ public record ManagedTarget(Workload workload, Device device, DeviceProvider pro
   static final Duration AFTER_TRACE_LEAVES = Duration.ofSeconds(3);
   /** The least time worth opening a device for the "after" trace. */
   private static final Duration AFTER_TRACE_LEAST = Duration.ofMillis(100);
+  /** The set-up's part that opens the workload's session. */
+  static final String SESSION = "workload and dataset";
+
+  private final Workload workload;
+  private final Device device;
+  private final DeviceProvider provider;
+  private final String choiceReason;
+  private final DeviceRequest request;
+  private final Path dataDir;
+  private final int maxIterations;
+  private final int blockIterations;
+  private final boolean allowDeviceSettings;
+  /** The shipped setup's session, opened by {@link #setUp} for the profile; null before or once taken. */
+  private Workload.Session session;
+
+  /**
+   * A target for {@code workload}, set up and profiled on {@code device}.
+   *
+   * @param device the opened device for the profile phase
+   * @param request how the device was opened; the apply phase adds each setup's scheduling mode and settings to it
+   * @param dataDir the workload's input folder (e.g. the store's {@code datasets/hft/})
+   * @param maxIterations the profile runs at most this many iterations (0: no cap)
+   * @param blockIterations iterations per gate block (0: chosen from the profile)
+   * @param allowDeviceSettings whether class-C levers may be used (simulated device only)
+   */
+  public ManagedTarget(Workload workload, Device device, DeviceProvider provider, String choiceReason,
+      DeviceRequest request, Path dataDir, int maxIterations, int blockIterations, boolean allowDeviceSettings) {
+    this.workload = workload;
+    this.device = device;
+    this.provider = provider;
+    this.choiceReason = choiceReason;
+    this.request = request;
+    this.dataDir = dataDir;
+    this.maxIterations = maxIterations;
+    this.blockIterations = blockIterations;
+    this.allowDeviceSettings = allowDeviceSettings;
+  }
+
+  public Workload workload() {
+    return workload;
+  }
+
+  public Device device() {
+    return device;
+  }
+
+  @Override
+  public String choiceReason() {
+    return choiceReason;
+  }
+
+  /** Opens the shipped setup's session on the profile's device: its dataset read or generated, kernels loaded. */
+  @Override
+  public Map<String, Duration> setUp(Ticker wall) {
+    long t0 = wall.nanos();
+    if (session == null) {
+      session = workload.open(device, ExecutionConfig.shipped(), dataDir);
+    }
+    return Map.of(SESSION, Duration.ofNanos(Math.max(0, wall.nanos() - t0)));
+  }
 
   @Override
   public String name() {
@@ -87,9 +138,10 @@ public record ManagedTarget(Workload workload, Device device, DeviceProvider pro
   @Override
   public Profile profile(Profile.Input in) throws IOException {
     TraceWriter[] writer = new TraceWriter[1];
-    try {
-      Profiler.Baseline b = Profiler.run(device, workload, ExecutionConfig.shipped(), dataDir, in.clock().wall(),
-          new Profiler.Options(in.window(), maxIterations, RunLoop.samplePeriod(device.info().kind())), m -> {
+    try (Workload.Session s = session != null ? session : workload.open(device, ExecutionConfig.shipped(), dataDir)) {
+      session = null;
+      Profiler.Baseline b = Profiler.run(device, s, workload.spec(), in.clock().wall(), new Profiler.Options(
+          in.window(), maxIterations, RunLoop.samplePeriod(device.info().kind()), Profiler.FLOOR_ITERATIONS), m -> {
             try {
               writer[0] = TraceWriter.create(in.tracePath(), m);
               return writer[0];
@@ -202,6 +254,11 @@ public record ManagedTarget(Workload workload, Device device, DeviceProvider pro
 
   @Override
   public void close() {
-    device.close();
+    try (Device d = device) {
+      if (session != null) {
+        session.close();
+        session = null;
+      }
+    }
   }
 }

@@ -34,13 +34,20 @@ final class ProfileStep {
 
   private ProfileStep() {}
 
-  static Profiled run(RunLoop.Request req, RunClock clock, Clock time, RunEvents events, RunLoop.Control control,
-      RunLease lease) throws IOException {
+  /**
+   * The profile phase of a run whose set-up is done.
+   *
+   * @param setUp what was done before the budget was split into phases (told, and journaled with the start)
+   * @param lease holds the run folder's lock from the folder's first write on
+   */
+  static Profiled run(RunLoop.Request req, RunClock clock, SetUp setUp, Clock time, RunEvents events,
+      RunLoop.Control control, RunLease lease) throws IOException {
     RunTarget target = req.job();
     try (target) {
       DeviceInfo info = target.info();
       Map<String, String> device = device(info, target);
       RunDir run = open(req, info, device, clock.plan(), time, events, lease);
+      events.line("set-up   " + setUp.describe());
       Resume resume = Resume.of(req.previous(), run);
       try (Journal j = run.journal()) {
         RunJournal journal = new RunJournal(j, time);
@@ -49,11 +56,12 @@ final class ProfileStep {
           start.put("budget", req.budget().toString());
           start.put("target", req.target().toString());
           start.put("device", device);
+          start.put("setUp", setUp.json());
           start.put("options", req.options());
           journal.append("start", start);
         } else {
           journal.append("resume", Map.of("completedTrials", resume.completed().size(), "profiled",
-              resume.profiled(), "usedSeconds", clock.elapsed().toMillis() / 1000.0));
+              resume.profiled(), "usedSeconds", clock.elapsed().toMillis() / 1000.0, "setUp", setUp.json()));
         }
         Measured m = resume.profiled() ? reuse(target, run, events)
             : measure(target, run, clock, control, journal, events);
@@ -122,9 +130,10 @@ final class ProfileStep {
     return d;
   }
 
-  /** The budget with its phase windows and the target, as the header shows them. */
+  /** The budget with its phase windows (what set-up left) and the target, as the header shows them. */
   private static String budgetLine(RunLoop.Request req, PhasePlan plan) {
-    return req.budget() + " (" + plan.windows().stream()
+    return req.budget() + " (" + (plan.setUp().isZero() ? "" : "set-up " + RunLoop.window(plan.setUp()) + ", ")
+        + plan.windows().stream()
         .map(x -> x.phase().label().toLowerCase() + " " + RunLoop.window(x.length()))
         .collect(Collectors.joining(", ")) + "); target " + req.target();
   }

@@ -39,15 +39,27 @@ import java.util.function.Function;
 public final class Profiler {
 
   /**
-   * @param wallLimit wall-clock time the phase may use
+   * @param wallLimit wall-clock time the phase may use once it has run {@code minIterations}
    * @param maxIterations at most this many iterations (0 = no cap)
    * @param samplePeriodNanos device-clock time between state samples
+   * @param minIterations the phase runs this many iterations (fewer only when {@code maxIterations} is smaller, the
+   *     input ends or a stop is asked for) before its wall-clock limit may cut it short
    */
-  public record Options(Duration wallLimit, int maxIterations, long samplePeriodNanos) {
+  public record Options(Duration wallLimit, int maxIterations, long samplePeriodNanos, int minIterations) {
     public Options {
-      if (wallLimit.isNegative() || maxIterations < 0 || samplePeriodNanos <= 0) {
+      if (wallLimit.isNegative() || maxIterations < 0 || samplePeriodNanos <= 0 || minIterations < 0) {
         throw new IllegalArgumentException("profile options must be non-negative with a positive sampling period");
       }
+    }
+
+    /** Options without a floor: the wall-clock limit may end the phase before its first iteration. */
+    public Options(Duration wallLimit, int maxIterations, long samplePeriodNanos) {
+      this(wallLimit, maxIterations, samplePeriodNanos, 0);
+    }
+
+    /** Whether an iteration more may start after {@code done} of them when the wall clock reads {@code now}. */
+    boolean another(int done, long now, long end) {
+      return (maxIterations == 0 || done < maxIterations) && (done < minIterations || now < end);
     }
   }
 
@@ -65,6 +77,12 @@ public final class Profiler {
   public record Baseline(String workload, String metric, int iterations, long units, double throughput,
       Stats latency, double firstIterationMs, long samples, long samplerErrors, String tracing, OutputDigest output,
       double wallSeconds) {}
+
+  /**
+   * Iterations the profile phase runs whatever its time share, so that a loaded machine or a slow first iteration
+   * still leaves a baseline with steady iterations and a trace to attribute.
+   */
+  public static final int FLOOR_ITERATIONS = 3;
 
   private Profiler() {}
 
@@ -100,6 +118,19 @@ public final class Profiler {
   /** As above; the phase also ends, after the iteration in progress, once {@code stop} says so (Ctrl-C). */
   public static Baseline run(Device device, Workload workload, ExecutionConfig config, Path dataDir, Ticker wall,
       Options options, Function<TraceMeta, TraceSink> openSink, BooleanSupplier stop) {
+    // the session is opened (input read or generated, modules loaded, run-long memory allocated) before the profile
+    // window starts, so that preparing a dataset does not eat the window
+    try (Workload.Session s = workload.open(device, config, dataDir)) {
+      return run(device, s, workload.spec(), wall, options, openSink, stop);
+    }
+  }
+
+  /**
+   * Profiles an opened session of the workload {@code spec} describes; the wall-clock limit starts now. The caller
+   * closes the session.
+   */
+  public static Baseline run(Device device, Workload.Session s, WorkloadSpec spec, Ticker wall, Options options,
+      Function<TraceMeta, TraceSink> openSink, BooleanSupplier stop) {
     EventTracer tracer = device.tracer();
     DeviceProvider.Probe tp = tracer.availability();
     String tracing = tp.usable() ? "on" : "off: " + tp.reason();
@@ -112,61 +143,55 @@ public final class Profiler {
         Math.min(TelemetryLoop.MAX_HZ, 1e9 / options.samplePeriodNanos()), 4096);
     AtomicLong samples = new AtomicLong();
     Tally tally = new Tally();
-    long wallStart;
+    long wallStart = wall.nanos();
     OutputDigest digest;
-    // the session is opened (input read or generated, modules loaded, run-long memory allocated) before the profile
-    // window starts, so that preparing a dataset does not eat the window
-    try (Workload.Session s = workload.open(device, config, dataDir)) {
-      wallStart = wall.nanos();
-      long wallEnd = wallStart + options.wallLimit().toNanos();
-      boolean traceStarted = false;
-      try {
-        TraceSink sink;
-        if (tp.usable()) {
-          Relay relay = new Relay();
-          tracer.start(relay);
-          traceStarted = true;
-          sink = openSink.apply(tracer.meta());
-          relay.attach(sink);
-        } else {
-          sink = openSink.apply(tracer.meta());
-        }
-        TraceSink target = sink;
-        telemetry.addSink(x -> {
-          target.accept(x);
-          samples.incrementAndGet();
-        });
-        if (ownThread) {
-          telemetry.start();
-        } else {
+    long wallEnd = wallStart + options.wallLimit().toNanos();
+    boolean traceStarted = false;
+    try {
+      TraceSink sink;
+      if (tp.usable()) {
+        Relay relay = new Relay();
+        tracer.start(relay);
+        traceStarted = true;
+        sink = openSink.apply(tracer.meta());
+        relay.attach(sink);
+      } else {
+        sink = openSink.apply(tracer.meta());
+      }
+      TraceSink target = sink;
+      telemetry.addSink(x -> {
+        target.accept(x);
+        samples.incrementAndGet();
+      });
+      if (ownThread) {
+        telemetry.start();
+      } else {
+        telemetry.runDue();
+      }
+      while (options.another(tally.n, wall.nanos(), wallEnd) && s.hasNext() && !stop.getAsBoolean()) {
+        long t0 = clock.nanos();
+        IterationResult r = s.step();
+        long t1 = clock.nanos();
+        sink.accept(new MarkerRecord("iteration " + tally.n, Thread.currentThread().threadId(), t0,
+            Math.max(t0, t1)));
+        tally.add(r);
+        if (!ownThread) {
           telemetry.runDue();
         }
-        while (wall.nanos() < wallEnd && (options.maxIterations() == 0 || tally.n < options.maxIterations())
-            && s.hasNext() && !stop.getAsBoolean()) {
-          long t0 = clock.nanos();
-          IterationResult r = s.step();
-          long t1 = clock.nanos();
-          sink.accept(new MarkerRecord("iteration " + tally.n, Thread.currentThread().threadId(), t0,
-              Math.max(t0, t1)));
-          tally.add(r);
-          if (!ownThread) {
-            telemetry.runDue();
-          }
-        }
-        digest = s.output();
-      } finally {
-        telemetry.close();
-        if (traceStarted) {
-          tracer.stop();
-        }
+      }
+      digest = s.output();
+    } finally {
+      telemetry.close();
+      if (traceStarted) {
+        tracer.stop();
       }
     }
     if (tally.n == 0) {
-      throw new IllegalStateException("the profile phase ran no iteration of " + workload.spec().name() + " in "
-          + options.wallLimit().toMillis() / 1000.0 + " s: give a larger budget"
-          + (options.maxIterations() > 0 ? "" : " or check that the workload has input"));
+      throw new IllegalStateException("the profile phase ran no iteration of " + spec.name() + ": "
+          + (stop.getAsBoolean() ? "the run was stopped first" : options.minIterations() > 0
+              ? "the workload has no input" : "its " + RunLoop.window(options.wallLimit()) + " were used first"));
     }
-    return tally.baseline(workload.spec(), samples.get(), telemetry.samplerErrors(), tracing, digest,
+    return tally.baseline(spec, samples.get(), telemetry.samplerErrors(), tracing, digest,
         (wall.nanos() - wallStart) / 1e9);
   }
 

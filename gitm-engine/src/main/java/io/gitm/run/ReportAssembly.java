@@ -80,8 +80,13 @@ final class ReportAssembly {
         hypotheses(o), tried.trials(), tried.claims(), charts, notes);
   }
 
+  /** The set-up before the phases (when there was any), then the five phases, each planned against used time. */
   private static List<Report.PhaseUse> phases(Ending e) {
     List<Report.PhaseUse> phases = new ArrayList<>();
+    double setUp = e.plan().setUp().toMillis() / 1000.0;
+    if (setUp > 0) {
+      phases.add(new Report.PhaseUse("set-up", setUp, setUp));
+    }
     for (PhasePlan.Window w : e.plan().windows()) {
       Duration u = e.used().getOrDefault(w.phase(), Duration.ZERO);
       phases.add(new Report.PhaseUse(w.phase().label().toLowerCase(Locale.ROOT), w.length().toMillis() / 1000.0,

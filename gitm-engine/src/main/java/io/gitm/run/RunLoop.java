@@ -154,35 +154,64 @@ public final class RunLoop {
   /**
    * Runs (or resumes) a run whose clock started at {@code startedAtNanos} on {@code wall}: before the request's
    * device was opened (and before the process started, for {@code gitm run}), so that opening it counts inside the
-   * budget. A resumed run's clock starts earlier still, by the time the interrupted run had used. Closes
-   * {@code request.job()}.
+   * budget. The run's set-up ({@link SetUp}: that start, then the target's own) is done before the budget is split:
+   * the phases share what it left. A resumed run keeps the interrupted run's phases, and its clock starts earlier by
+   * the time that run had used. Closes {@code request.job()}.
+   *
+   * @throws RunFailure when the job cannot be set up, or its set-up leaves the phases too little of the budget
    */
   public static Result run(Request req, Ticker wall, Clock clock, RunEvents events, Control control,
       long startedAtNanos) throws IOException {
-    long before = Math.max(0, wall.nanos() - startedAtNanos);
+    SetUp setUp = setUp(req, wall, startedAtNanos);
     Journal.Contents previous = req.previous();
     Duration usedBefore = Duration.ZERO;
-    if (previous != null && previous.entries().size() > 1) {
-      usedBefore = Duration.between(Instant.parse(previous.entries().getFirst().time()),
-          Instant.parse(previous.entries().getLast().time()));
+    Duration planned = setUp.total();
+    if (previous != null && !previous.entries().isEmpty()) {
+      planned = SetUp.journaled(previous.entries().getFirst().data());
+      usedBefore = planned.plus(Duration.between(Instant.parse(previous.entries().getFirst().time()),
+          Instant.parse(previous.entries().getLast().time())));
     }
-    RunClock runClock = new RunClock(new PhasePlan(req.budget()), wall, wall.nanos() - before - usedBefore.toNanos());
-    Instant started = clock.instant().minus(usedBefore).minusNanos(before);
-    return execute(req, runClock, clock, started, events, control);
+    Duration before = setUp.total().plus(usedBefore);
+    RunClock runClock = new RunClock(new PhasePlan(req.budget(), planned), wall, wall.nanos() - before.toNanos());
+    Instant started = clock.instant().minus(before);
+    return execute(req, runClock, setUp, clock, started, events, control);
+  }
+
+  /**
+   * The run's set-up: the time since {@code startedAtNanos}, then the target's own. A fresh run whose set-up leaves
+   * its phases less than {@link SetUp#PHASES_LEAST} fails here, before its folder is made; the job is closed on any
+   * failure.
+   */
+  private static SetUp setUp(Request req, Ticker wall, long startedAtNanos) {
+    Duration startUp = Duration.ofNanos(Math.max(0, wall.nanos() - startedAtNanos));
+    try {
+      SetUp setUp = SetUp.of(startUp, req.job().setUp(wall));
+      String tooLong = req.resumed() == null ? setUp.tooLongFor(req.budget()) : null;
+      if (tooLong != null) {
+        throw new RunFailure(req.job().name() + ": " + tooLong, null);
+      }
+      return setUp;
+    } catch (RunFailure e) {
+      req.job().close();
+      throw e;
+    } catch (RuntimeException e) {
+      req.job().close();
+      throw new RunFailure(req.job().name() + " could not be set up: " + oneLine(String.valueOf(e.getMessage())), e);
+    }
   }
 
   /** Profile, attribute, rank, apply, report. */
-  private static Result execute(Request req, RunClock clock, Clock time, Instant started, RunEvents events,
-      Control control) throws IOException {
+  private static Result execute(Request req, RunClock clock, SetUp setUp, Clock time, Instant started,
+      RunEvents events, Control control) throws IOException {
     try (RunLease lease = new RunLease()) {
-      return execute(req, clock, time, started, events, control, lease);
+      return execute(req, clock, setUp, time, started, events, control, lease);
     }
   }
 
   /** As {@link #execute}, holding the run folder's lock in {@code lease} from the folder's first write on. */
-  private static Result execute(Request req, RunClock clock, Clock time, Instant started, RunEvents events,
-      Control control, RunLease lease) throws IOException {
-    Profiled profiled = ProfileStep.run(req, clock, time, events, control, lease);
+  private static Result execute(Request req, RunClock clock, SetUp setUp, Clock time, Instant started,
+      RunEvents events, Control control, RunLease lease) throws IOException {
+    Profiled profiled = ProfileStep.run(req, clock, setUp, time, events, control, lease);
     // the profile's device is closed: the apply phase opens the device again per setup (scheduling mode, settings)
     Tuning tuning = req.job().tune(profiled.baseline(), req.gate(), clock.plan());
     try (Journal j = profiled.run().journal()) {

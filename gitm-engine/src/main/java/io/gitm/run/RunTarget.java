@@ -13,6 +13,7 @@ import io.gitm.sim.SimSpec;
 import io.gitm.store.RunDir;
 import io.gitm.trace.TraceRecord;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -45,6 +46,17 @@ public sealed interface RunTarget extends AutoCloseable permits ManagedTarget, P
 
   /** What the device knows to be true of the job (a simulated device's planted faults); empty for most. */
   Optional<Record> groundTruth();
+
+  /**
+   * Readies the job before the run's budget is split into phases, so that what the job does once (read or generate
+   * its dataset, load its kernels) does not eat a phase; returns each part done with its wall time on {@code wall}.
+   * Nothing by default. A target that was set up releases what it readied when it is closed.
+   *
+   * @throws RuntimeException when the job cannot be readied (its input is missing or corrupt)
+   */
+  default Map<String, Duration> setUp(Ticker wall) {
+    return Map.of();
+  }
 
   /**
    * The profile phase: a baseline of the shipped setup and the run's trace ({@code in.tracePath()}).

@@ -36,4 +36,21 @@ class PhasePlanTest {
     assertThat(p.remaining(Phase.ATTRIBUTE, profileDoneAt)).isEqualTo(Duration.ofHours(6).minus(profileDoneAt));
     assertThat(p.remaining(Phase.PROFILE, Duration.ofHours(3))).isEqualTo(Duration.ZERO);
   }
+
+  @Test
+  void theSetUpComesBeforeThePhasesWhichShareWhatTheBudgetHasLeft() {
+    PhasePlan p = new PhasePlan(Budget.parse("2m"), Duration.ofSeconds(24));
+    assertThat(p.setUp()).isEqualTo(Duration.ofSeconds(24));
+    assertThat(p.window(Phase.PROFILE).start()).isEqualTo(Duration.ofSeconds(24));
+    assertThat(p.window(Phase.PROFILE).length()).isEqualTo(Duration.ofSeconds(8));
+    assertThat(p.window(Phase.APPLY).length()).isEqualTo(Duration.ofSeconds(32));
+    assertThat(p.deadline(Phase.REPORT)).isEqualTo(Duration.ofMinutes(2));
+  }
+
+  @Test
+  void aSetUpLongerThanTheBudgetLeavesEveryPhaseEmpty() {
+    PhasePlan p = new PhasePlan(Budget.parse("30s"), Duration.ofSeconds(45));
+    assertThat(p.setUp()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(p.windows()).allSatisfy(w -> assertThat(w.length()).isZero());
+  }
 }

@@ -11,26 +11,22 @@ import io.gitm.store.Journal;
 import io.gitm.store.RunDir;
 import io.gitm.store.RunStore;
 import io.gitm.testkit.FakeTicker;
-import io.gitm.workload.ExecutionConfig;
-import io.gitm.workload.IterationResult;
-import io.gitm.workload.OutputDigest;
-import io.gitm.workload.Workload;
-import io.gitm.workload.WorkloadSpec;
+import io.gitm.testkit.SteppedWorkload;
+import io.gitm.testkit.TickerClock;
 import io.gitm.workloads.hft.HftLobWorkload;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 /**
  * A run of a small hft-lob on the simulated device whose wall clock is a {@link FakeTicker} that only the job moves:
- * each step of the workload takes {@link #STEP} of wall time, whatever the machine's speed. The journal's clock
+ * each step of the workload takes {@link #STEP} of wall time (or as set), whatever the machine's speed; gitm's start
+ * and the workload's first opening may be given wall time of their own. The journal's clock
  * reads the same ticker from {@code epoch}, so a seeded run journals the same times every time.
  */
 final class SimRun {
@@ -42,10 +38,40 @@ final class SimRun {
   final Clock clock;
   final Events events = new Events();
   private final Map<String, String> options;
+  /** Wall time each step takes. */
+  private Duration step = STEP;
+  /** Wall time from gitm's start to the run's request (parsing, opening the device). */
+  private Duration startUp = Duration.ZERO;
+  /** Wall time the workload's first session takes to open (a dataset generated, kernels loaded). */
+  private Duration firstOpen = Duration.ZERO;
+  private String budget = "30s";
 
   SimRun(Instant epoch, Map<String, String> options) {
     this.clock = new TickerClock(wall, epoch);
     this.options = options;
+  }
+
+  /** Each step of the workload takes {@code d} of wall time. */
+  SimRun step(Duration d) {
+    step = d;
+    return this;
+  }
+
+  /** The run's request comes {@code d} after gitm's start. */
+  SimRun startUp(Duration d) {
+    startUp = d;
+    return this;
+  }
+
+  /** The workload's first session takes {@code d} to open. */
+  SimRun firstOpen(Duration d) {
+    firstOpen = d;
+    return this;
+  }
+
+  SimRun budget(String b) {
+    budget = b;
+    return this;
   }
 
   /** A run of a 30 s budget towards 15%, at most 30 iterations profiled; a resume when {@code resumed} is given. */
@@ -53,15 +79,18 @@ final class SimRun {
     SimDeviceProvider provider = new SimDeviceProvider();
     DeviceRequest request = new DeviceRequest(0, null, options);
     Device device = provider.open(request);
-    ManagedTarget job = new ManagedTarget(new Ticking(new HftLobWorkload(PARAMS), wall), device, provider,
+    ManagedTarget job = new ManagedTarget(new SteppedWorkload(new HftLobWorkload(PARAMS), wall, step, firstOpen,
+        () -> {}), device, provider,
         "--device sim", request, data, 30, 0, false);
     Journal.Contents previous = resumed == null ? null : Journal.read(resumed.dir().resolve(RunDir.JOURNAL_FILE));
-    return new RunLoop.Request(job, Budget.parse("30s"), Target.parse("15%"), store, resumed, previous,
+    return new RunLoop.Request(job, Budget.parse(budget), Target.parse("15%"), store, resumed, previous,
         Gate.Options.defaults().withPairs(6), List.of(), "test", "test");
   }
 
   RunLoop.Result run(RunStore store, Path data, RunDir resumed) throws IOException {
-    return RunLoop.run(request(store, data, resumed), wall, clock, events, RunLoop.Control.none());
+    long started = wall.nanos();
+    wall.advance(startUp.toNanos());
+    return RunLoop.run(request(store, data, resumed), wall, clock, events, RunLoop.Control.none(), started);
   }
 
   /** What the run told, in order. */
@@ -101,68 +130,6 @@ final class SimRun {
     @Override
     public void trialStarted(String what, RunClock clock) {
       started.add(what);
-    }
-  }
-
-  /** A workload whose every step moves the fake wall clock by {@link #STEP}. */
-  private record Ticking(Workload workload, FakeTicker wall) implements Workload {
-    @Override
-    public WorkloadSpec spec() {
-      return workload.spec();
-    }
-
-    @Override
-    public Session open(Device device, ExecutionConfig config, Path dataDir) {
-      Session s = workload.open(device, config, dataDir);
-      return new Session() {
-        @Override
-        public IterationResult step() {
-          IterationResult r = s.step();
-          wall.advance(STEP.toNanos());
-          return r;
-        }
-
-        @Override
-        public boolean hasNext() {
-          return s.hasNext();
-        }
-
-        @Override
-        public OutputDigest output() {
-          return s.output();
-        }
-
-        @Override
-        public void close() {
-          s.close();
-        }
-      };
-    }
-  }
-
-  /** The instant {@code epoch} plus the ticker's reading. */
-  private static final class TickerClock extends Clock {
-    private final FakeTicker wall;
-    private final Instant epoch;
-
-    TickerClock(FakeTicker wall, Instant epoch) {
-      this.wall = wall;
-      this.epoch = epoch;
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      throw new UnsupportedOperationException("a test clock stays in UTC");
-    }
-
-    @Override
-    public Instant instant() {
-      return epoch.plusNanos(wall.nanos());
     }
   }
 }
