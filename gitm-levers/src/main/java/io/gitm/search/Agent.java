@@ -203,8 +203,8 @@ public final class Agent {
    * @param target the improvement to reach, as a fraction (0.15 = 15%)
    * @param outputTolerance the class-B output tolerance for a job without a workload spec (a process job); a
    *     managed workload's own tolerance is used otherwise
-   * @param expectedTrial the wall time one trial of the gate's full plan is expected to take before any was
-   *     measured: weighs a lever's extra trial cost in the ranking and, when positive, plans the first trial to end
+   * @param expectedTrial the wall time one trial of the gate's fixed design ({@link Gate.Options#pairs()}) is
+   *     expected to take before any was measured: weighs a lever's extra trial cost in the ranking and, when positive, plans the first trial to end
    *     before the deadline
    * @param promisingChance the chance of a real gain (at least the gate's minimum) below which an untried lever is
    *     not promising: such levers are skipped once the target is reached

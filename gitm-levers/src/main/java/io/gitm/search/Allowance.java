@@ -65,11 +65,11 @@ final class Allowance {
 
   /**
    * The pairs a trial costing {@code extraSeconds} beyond the job can be planned for and still end before the
-   * deadline: the gate's full plan when it fits, else the most that fit down to the gate's floor
-   * ({@link Gate.Options#floorPairs()}); 0 when not even the floor fits. A plan of {@code p} pairs runs {@code 2 (p +
-   * w)} blocks with {@code w} warm-up blocks per arm, each taking the most seconds per block of the trials so far
-   * (a trial's wall time over its blocks, so opening and closing count), else the expected trial time over the full
-   * plan's blocks.
+   * deadline: the gate's full plan ({@link Gate.Options#maxPairs()}) when it fits, else the most that fit down to the
+   * gate's floor ({@link Gate.Options#floorPairs()}); 0 when not even the floor fits. A plan of {@code p} pairs runs
+   * {@code 2 (p + w)} blocks with {@code w} warm-up blocks per arm, each taking the most seconds per block of the
+   * trials so far (a trial's wall time over its blocks, so opening and closing count), else the expected trial time
+   * over the blocks of the fixed design's {@link Gate.Options#pairs()}, which the expected trial time is of.
    */
   int plan(List<TrialRecord> trials, double extraSeconds, Gate.Options gate) {
     double perBlock = trials.stream().map(TrialRecord::verdict).filter(v -> v.blocks() > 0)
@@ -78,7 +78,7 @@ final class Allowance {
     long now = ticker.nanos();
     double left = (double) deadline - now;
     long extra = (long) (extraSeconds * 1e9);
-    for (int p = gate.pairs(); p >= gate.floorPairs(); p--) {
+    for (int p = gate.maxPairs(); p >= gate.floorPairs(); p--) {
       double needed = 2.0 * (p + gate.warmupBlocks()) * perBlock + extra;
       if (now < deadline && left >= needed) {
         return p;

@@ -43,7 +43,8 @@ import java.util.concurrent.Callable;
  * compared when the trial stops, whatever the test decided.
  *
  * <p>The test is group-sequential ({@link Sequence}, the default): a trial is planned for at most
- * {@link Options#pairs()} pairs (fewer when the caller plans it smaller to fit its time) and looks at the pairs so far
+ * {@link Options#maxPairs()} pairs, the fixed design's {@link Options#pairs()} times the design's inflation (fewer
+ * when the caller plans it smaller to fit its time) and looks at the pairs so far
  * every {@link Sequence#lookEvery()} pairs and after the last; {@link Interim} defines the looks. Each look is a
  * t-test of the pairs' log-ratios ({@link Sequential#look}) that may spend its share of alpha, the increment of the
  * spending function {@code t^rho} of the information fraction {@code t} (pairs so far over pairs planned); the
@@ -99,7 +100,7 @@ public final class Gate {
    */
   public Verdict judge(Job job, Setup anchor, Setup candidate, SafetyClass safety, double tolerance,
       long deadlineNanos) {
-    return judge(job, anchor, candidate, safety, tolerance, deadlineNanos, options.pairs());
+    return judge(job, anchor, candidate, safety, tolerance, deadlineNanos, options.maxPairs());
   }
 
   /**
@@ -110,9 +111,9 @@ public final class Gate {
    */
   public Verdict judge(Job job, Setup anchor, Setup candidate, SafetyClass safety, double tolerance,
       long deadlineNanos, int pairs) {
-    if (pairs < options.floorPairs() || pairs > options.pairs()) {
+    if (pairs < options.floorPairs() || pairs > options.maxPairs()) {
       throw new IllegalArgumentException("a gate of these options plans " + options.floorPairs() + " to "
-          + options.pairs() + " pairs, got " + pairs);
+          + options.maxPairs() + " pairs, got " + pairs);
     }
     if (job == null || anchor == null || candidate == null || safety == null) {
       throw new IllegalArgumentException("a gate needs a job, an anchor, a candidate and a safety class");
@@ -163,7 +164,8 @@ public final class Gate {
     /** Takes a look when the design has one after the pairs so far; whether it stopped the trial. */
     private boolean look(boolean sessionEnd) {
       int k = anchorSamples.size();
-      if (interim == null || decided != null || !(sessionEnd || interim.looksAt(k))) {
+      // a session of one pair (a small plan split over sessions) gives no test yet: the first look waits for two
+      if (interim == null || decided != null || k < 2 || !(sessionEnd || interim.looksAt(k))) {
         return decided != null;
       }
       Stats s = Stats.sequential(anchorSamples, candidateSamples, options, job.higherIsBetter());
@@ -323,12 +325,12 @@ public final class Gate {
       }
       String s = "; sequential: " + interim.why() + String.format(Locale.ROOT, ", adjusted p %.3g",
           interim.adjustedP());
-      if (planned < options.pairs()) {
+      if (planned < options.maxPairs()) {
         double at = interim.detectable(planned);
-        double full = interim.detectable(options.pairs());
-        s += "; planned " + planned + " of " + options.pairs() + " pairs for the time left, so less power"
+        double full = interim.detectable(options.maxPairs());
+        s += "; planned " + planned + " of " + options.maxPairs() + " pairs for the time left, so less power"
             + (Double.isNaN(at) ? "" : String.format(Locale.ROOT, ": 80%% power only at a gain of about ×%.3f"
-            + " (×%.3f with all %d)", at, full, options.pairs()));
+            + " (×%.3f with all %d)", at, full, options.maxPairs()));
       }
       return s;
     }
@@ -340,7 +342,7 @@ public final class Gate {
       double p = interim == null || stats == null ? s.pValue : interim.adjustedP();
       return new Verdict(outcome, detail, arm, a, c, s.anchorMedian, s.candidateMedian, s.ratio, s.gain.estimate(),
           s.gain.low(), s.gain.high(), p, difference, blocks, ticker.nanos() - start,
-          new Verdict.Plan(planned, options.pairs(), interim == null ? 1 : Math.max(1, interim.looks())));
+          new Verdict.Plan(planned, options.maxPairs(), interim == null ? 1 : Math.max(1, interim.looks())));
     }
 
     @Override
@@ -493,10 +495,13 @@ public final class Gate {
    * @param spendingPower {@code rho} of the spending function {@code t^rho} that shares alpha out over the looks
    * @param futility the most chance that a candidate whose true gain is the minimum gain is stopped for futility
    *     (0: never stopped for futility)
+   * @param inflation the most pairs a trial plans, as a multiple of the fixed design's ({@link Options#pairs()},
+   *     rounded up): the spending leaves the last look less than all of alpha, and the extra pairs give back the
+   *     fixed design's power at a modest gain (1 for the fixed design)
    */
-  public record Sequence(int lookEvery, double spendingPower, double futility) {
+  public record Sequence(int lookEvery, double spendingPower, double futility, double inflation) {
     /** The fixed design: no look before the last pair. */
-    public static final Sequence FIXED = new Sequence(0, 1, 0);
+    public static final Sequence FIXED = new Sequence(0, 1, 0, 1);
 
     public Sequence {
       if (lookEvery < 0) {
@@ -509,11 +514,17 @@ public final class Gate {
       if (!(futility >= 0 && futility < 1)) {
         throw new IllegalArgumentException("the futility rate must be in [0, 1), got " + futility);
       }
+      if (!(inflation >= 1 && inflation <= 4)) {
+        throw new IllegalArgumentException("the inflation must be in [1, 4], got " + inflation);
+      }
     }
 
-    /** A look every 2 pairs (an anchor-first and a candidate-first pair), {@code t^1.5} spending, futility 0.2. */
+    /**
+     * A look every 2 pairs (an anchor-first and a candidate-first pair), {@code t^1.5} spending, futility 0.2, up to
+     * 1.25 times the fixed design's pairs.
+     */
     public static Sequence defaults() {
-      return new Sequence(2, 1.5, 0.2);
+      return new Sequence(2, 1.5, 0.2, 1.25);
     }
 
     public boolean fixed() {
@@ -524,8 +535,8 @@ public final class Gate {
   /**
    * How a gate measures and decides.
    *
-   * @param pairs measured blocks per arm in the full plan (for a sequential gate, the most); block {@code i} of both
-   *     arms form a pair
+   * @param pairs measured blocks per arm of the fixed design; a sequential gate plans up to {@link #maxPairs()};
+   *     block {@code i} of both arms form a pair
    * @param warmupBlocks blocks each arm runs first (each session, when measured one at a time), then discards
    * @param exclusiveSessions sessions per arm when the two setups cannot be open at once
    * @param alpha the two-sided significance level of the decision's test
@@ -574,12 +585,17 @@ public final class Gate {
     }
 
     /**
-     * Sequential, at most 10 pairs, 1 warm-up block, 2 sessions per arm when exclusive, alpha 0.05, 95% interval, 2%
+     * Sequential, 8 pairs (at most 10 with the default inflation), 1 warm-up block, 2 sessions per arm when exclusive, alpha 0.05, 95% interval, 2%
      * minimum gain, 2000 resamples, 2 minutes per block.
      */
     public static Options defaults() {
-      return new Options(10, 1, 2, 0.05, 0.95, 0.02, 2000, Duration.ofMinutes(2), 0x5eed_9a7eL,
+      return new Options(8, 1, 2, 0.05, 0.95, 0.02, 2000, Duration.ofMinutes(2), 0x5eed_9a7eL,
           Sequence.defaults());
+    }
+
+    /** The most pairs a trial plans: {@link #pairs()} times the sequence's inflation, rounded up. */
+    public int maxPairs() {
+      return (int) Math.ceil(pairs * sequence.inflation() - 1e-9);
     }
 
     /**

@@ -467,11 +467,11 @@ class AgentTest {
 
   @Test
   void noTrialStartsWhenEvenTheSmallestPlanCannotFinish() {
-    // 22 blocks (10 pairs and a warm-up block per arm) are expected to take 33 s: 1.5 s a block; the smallest plan,
-    // 2 pairs, runs 6 blocks, 9 s, and 5 s are left
+    // the fixed design's 18 blocks (8 pairs and a warm-up block per arm) are expected to take 27 s: 1.5 s a block;
+    // the smallest plan, 2 pairs, runs 6 blocks, 9 s, and 5 s are left
     FakeTicker ticker = new FakeTicker();
     SyntheticJob job = new SyntheticJob(14).ticking(ticker, 1, 0).effect("a", 1.2);
-    Result r = new Agent(ticker, OPTIONS.withExpectedTrial(Duration.ofSeconds(33))).optimize(job, SHIPPED,
+    Result r = new Agent(ticker, OPTIONS.withExpectedTrial(Duration.ofSeconds(27))).optimize(job, SHIPPED,
         List.of(replay(SyntheticLever.a("a"), 1.2)), CONTEXT, 5_000_000_000L, Agent.Listener.none(), List.of());
 
     assertThat(r.trials()).isEmpty();
@@ -484,10 +484,10 @@ class AgentTest {
   @Test
   void aTrialWhoseFullPlanCannotFinishIsPlannedSmallerAndSaysItHasLessPower() {
     // 1.5 s a block expected, 20 s left: 2 (p + 1) blocks fit for p = 5 pairs, not the full 10; the lever does
-    // nothing, so the trial runs its whole plan
+    // nothing
     FakeTicker ticker = new FakeTicker();
     SyntheticJob job = new SyntheticJob(14).ticking(ticker, 1, 0).noise(0.03);
-    Result r = new Agent(ticker, OPTIONS.withExpectedTrial(Duration.ofSeconds(33)).withConfirm(false)).optimize(job,
+    Result r = new Agent(ticker, OPTIONS.withExpectedTrial(Duration.ofSeconds(27)).withConfirm(false)).optimize(job,
         SHIPPED, List.of(replay(SyntheticLever.a("a"), 1.2)), CONTEXT, 20_000_000_000L, Agent.Listener.none(),
         List.of());
 

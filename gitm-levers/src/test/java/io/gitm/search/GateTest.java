@@ -318,6 +318,19 @@ class GateTest {
   }
 
   @Test
+  void aTrialMeasuredOneSessionAtATimeAndPlannedForTwoPairsLooksOnceBothArmsHaveTwo() {
+    SyntheticJob job = new SyntheticJob(22).effect("x", 1.3);
+    SyntheticLever lever = SyntheticLever.reopening("x");
+    Verdict v = new Gate(new FakeTicker(), OPTIONS).judge(job, ANCHOR, lever.apply(ANCHOR, null), lever.safety(), 0,
+        Long.MAX_VALUE, 2);
+
+    assertThat(job.opens(Set.of())).as("two sessions of one pair each").isEqualTo(2);
+    assertThat(v.anchorSamples()).hasSize(2);
+    assertThat(v.plan()).isEqualTo(new Verdict.Plan(2, 10, 1));
+    assertThat(v.outcome()).isIn(Outcome.KEPT, Outcome.NOT_SIGNIFICANT);
+  }
+
+  @Test
   void aTrialPlannedSmallerThanTheFullPlanSaysItsLowerPower() {
     SyntheticJob job = new SyntheticJob(21).noise(0.03);
     Verdict v = new Gate(new FakeTicker(), OPTIONS).judge(job, ANCHOR, SyntheticLever.a("x").apply(ANCHOR, null),
