@@ -32,7 +32,7 @@ import java.util.concurrent.Callable;
  * each arm first runs its warm-up blocks, which are discarded. Two setups that cannot be open at once (one needs the
  * device context opened differently: {@link Setup#sameDeviceOpen}) are measured one session at a time instead, in
  * the order anchor, candidate, candidate, anchor, … with the pairs split over the sessions, each session opened,
- * warmed up and closed.
+ * warmed up and closed; a sequential gate looks after each session of both arms.
  *
  * <p>Block i of both arms runs the same input, so the arms are paired. The gain is oriented so that above 1 is
  * better, with a confidence interval at the options' confidence. The candidate is kept when the test below shows a
@@ -44,15 +44,15 @@ import java.util.concurrent.Callable;
  *
  * <p>The test is group-sequential ({@link Sequence}, the default): a trial is planned for at most
  * {@link Options#maxPairs()} pairs, the fixed design's {@link Options#pairs()} times the design's inflation (fewer
- * when the caller plans it smaller to fit its time) and looks at the pairs so far
- * every {@link Sequence#lookEvery()} pairs and after the last; {@link Interim} defines the looks. Each look is a
+ * when the caller plans it smaller to fit its time), and looks at the pairs so far every {@link Sequence#lookEvery()}
+ * pairs and after the last; {@link Interim} defines the looks. Each look is a
  * t-test of the pairs' log-ratios ({@link Sequential#look}) that may spend its share of alpha, the increment of the
  * spending function {@code t^rho} of the information fraction {@code t} (pairs so far over pairs planned); the
  * trial stops at the first look that shows a gain or a loss at its share, or whose upper confidence bound rules out
  * the minimum gain (futility, with a beta spent linearly). By Boole's inequality the chance of keeping a candidate
  * that does not gain is at most alpha / 2, as for the fixed design's two-sided test, whatever the dependence between
- * the looks; {@code GateSequentialTest} shows by simulation that the error rates hold and that clear effects are
- * decided in a third of the fixed design's pairs. The gain is the geometric mean of the pairs' ratios, with the
+ * the looks; {@code GateSequentialTest} shows by simulation that the error rates hold and that a ×2 gain or a ×0.5
+ * loss is decided in at most a third of the fixed design's pairs. The gain is the geometric mean of the pairs' ratios, with the
  * t-interval of the last look.
  *
  * <p>The fixed design ({@link Sequence#FIXED}) looks once, after all pairs: a two-sided Wilcoxon signed-rank test of
@@ -107,7 +107,7 @@ public final class Gate {
    * {@link #judge(Job, Setup, Setup, SafetyClass, double, long)} planned for {@code pairs} pairs instead of the
    * options' full plan: a trial planned smaller to fit the time left, with less power, which its verdict says.
    *
-   * @param pairs the planned pairs, from {@link Options#floorPairs()} to {@link Options#pairs()}
+   * @param pairs the planned pairs, from {@link Options#floorPairs()} to {@link Options#maxPairs()}
    */
   public Verdict judge(Job job, Setup anchor, Setup candidate, SafetyClass safety, double tolerance,
       long deadlineNanos, int pairs) {
@@ -209,7 +209,7 @@ public final class Gate {
 
     Verdict oneAtATime(Setup anchor, Setup candidate, SafetyClass safety, double tolerance)
         throws Stop, InterruptedException {
-      int sessions = Math.min(options.exclusiveSessions(), planned);
+      int sessions = sessions();
       List<OutputDigest> anchorOutputs = new ArrayList<>();
       List<OutputDigest> candidateOutputs = new ArrayList<>();
       for (int k = 0; k < sessions && decided == null; k++) {
@@ -224,6 +224,20 @@ public final class Gate {
         look(true);
       }
       return decide(anchorOutputs, candidateOutputs, safety, tolerance);
+    }
+
+    /**
+     * Sessions per arm of a trial measured one at a time: the options' exclusive sessions; for a sequential gate whose
+     * sessions run no warm-up block (a process job, each block a fresh process), so that a session costs no more than
+     * opening it, at least one per look, so that every look can stop the trial.
+     */
+    private int sessions() {
+      int sessions = Math.min(options.exclusiveSessions(), planned);
+      if (interim == null || options.warmupBlocks() > 0) {
+        return sessions;
+      }
+      int every = options.sequence().lookEvery();
+      return Math.max(sessions, (planned + every - 1) / every);
     }
 
     private OutputDigest session(Setup setup, Arm arm, int size, List<Double> samples, int k)

@@ -331,6 +331,27 @@ class GateTest {
   }
 
   @Test
+  void withoutWarmUpBlocksASequentialTrialMeasuredOneSessionAtATimeOpensASessionPerLook() {
+    // a process job: no warm-up block, so a session costs only its open; a clear gain stops after 2 pairs, no effect
+    // runs sessions of 2 pairs, anchor first and candidate first in turn
+    Gate gate = new Gate(new FakeTicker(), OPTIONS.withWarmupBlocks(0));
+    SyntheticLever lever = SyntheticLever.reopening("x");
+    SyntheticJob clear = new SyntheticJob(23).effect("x", 1.5);
+    Verdict gain = gate.judge(clear, ANCHOR, lever.apply(ANCHOR, null), lever.safety(), 0);
+    SyntheticJob none = new SyntheticJob(24).noise(0.03);
+    Verdict nothing = gate.judge(none, ANCHOR, lever.apply(ANCHOR, null), lever.safety(), 0);
+
+    assertThat(gain.outcome()).isEqualTo(Outcome.KEPT);
+    assertThat(gain.anchorSamples()).hasSize(2);
+    assertThat(gain.blocks()).isEqualTo(4);
+    assertThat(clear.opens(Set.of())).isEqualTo(1);
+    int pairs = nothing.anchorSamples().length;
+    assertThat(none.opens(Set.of())).as("a session of 2 pairs per look").isEqualTo(pairs / 2);
+    assertThat(none.opens(Set.of("x"))).isEqualTo(pairs / 2);
+    assertThat(nothing.plan().looks()).isEqualTo(pairs / 2);
+  }
+
+  @Test
   void aTrialPlannedSmallerThanTheFullPlanSaysItsLowerPower() {
     SyntheticJob job = new SyntheticJob(21).noise(0.03);
     Verdict v = new Gate(new FakeTicker(), OPTIONS).judge(job, ANCHOR, SyntheticLever.a("x").apply(ANCHOR, null),
