@@ -125,6 +125,11 @@ public final class SearchHarness {
     public Settings withOracleGate(Gate.Options g) {
       return new Settings(gate, g, repeats, randomBudget, seed);
     }
+
+    /** These settings with {@code g} for every method, the oracle's included. */
+    public Settings withGate(Gate.Options g) {
+      return new Settings(g, g, repeats, randomBudget, seed);
+    }
   }
 
   /**
@@ -169,9 +174,52 @@ public final class SearchHarness {
     }
   }
 
+  /**
+   * What a method's gate decisions cost: how many trials were measured to a decision (both arms measured, so a gain
+   * was computed: crashes, hangs and refused setups are left out), their measured pairs and their blocks (warm-up
+   * blocks included), in all and among those whose true effect was clear ({@link #CLEAR}: the candidate at least
+   * 10% better or worse than its arm, by the ground truth; none without one).
+   */
+  public record Cost(int trials, long pairs, long blocks, int clearTrials, long clearPairs, long clearBlocks) {
+    /** A true effect at least this far from 1, either way, is clear. */
+    static final double CLEAR = 1.10;
+    static final Cost NONE = new Cost(0, 0, 0, 0, 0, 0);
+
+    Cost plus(Verdict v, double trueEffect) {
+      if (!v.complete()) {
+        return this;
+      }
+      int pairs = v.anchorSamples().length;
+      boolean clear = trueEffect >= CLEAR || trueEffect <= 1 / CLEAR;
+      return new Cost(trials + 1, this.pairs + pairs, blocks + v.blocks(), clearTrials + (clear ? 1 : 0),
+          clearPairs + (clear ? pairs : 0), clearBlocks + (clear ? v.blocks() : 0));
+    }
+
+    Cost plus(Cost c) {
+      return new Cost(trials + c.trials, pairs + c.pairs, blocks + c.blocks, clearTrials + c.clearTrials,
+          clearPairs + c.clearPairs, clearBlocks + c.clearBlocks);
+    }
+
+    double pairsPerTrial() {
+      return trials == 0 ? Double.NaN : (double) pairs / trials;
+    }
+
+    double clearPairsPerTrial() {
+      return clearTrials == 0 ? Double.NaN : (double) clearPairs / clearTrials;
+    }
+
+    double otherPairsPerTrial() {
+      return trials == clearTrials ? Double.NaN : (double) (pairs - clearPairs) / (trials - clearTrials);
+    }
+
+    double blocksPerTrial() {
+      return trials == 0 ? Double.NaN : (double) blocks / trials;
+    }
+  }
+
   /** One combination the oracle measured against the original setup. */
   public record Measured(List<String> levers, Verdict.Outcome outcome, double gain, double ciLow, double ciHigh,
-      double pValue, double seconds) {
+      double pValue, double seconds, int pairs, int blocks) {
     public Measured {
       levers = List.copyOf(levers);
     }
@@ -184,11 +232,13 @@ public final class SearchHarness {
    * @param agentStops why the agent's runs stopped, by reason
    * @param oracleTrials every combination the oracle measured, in the order measured
    * @param agentSeconds wall time of all the agent's runs (re-measurements included), likewise for the others
+   * @param agentCost what the trials of all the agent's runs cost (re-measurements left out)
+   * @param oracleCost what the oracle's trials cost
    */
   public record Comparison(Scenario scenario, Outcome agent, Outcome random, Outcome oracle,
       double randomAtAgentTrials, Map<Agent.StopReason, Integer> agentStops, List<Run> agentRuns,
       List<Run> randomRuns, Run oracleRun, List<Measured> oracleTrials, double agentSeconds, double randomSeconds,
-      double oracleSeconds) {
+      double oracleSeconds, Cost agentCost, Cost oracleCost) {
     /** Agent speedup / oracle speedup. */
     public double speedupShare() {
       return agent.speedup() / oracle.speedup();
@@ -235,6 +285,7 @@ public final class SearchHarness {
     }
     long t = wall.nanos();
     List<Run> agentRuns = new ArrayList<>();
+    Cost agentCost = Cost.NONE;
     Map<Agent.StopReason, Integer> stops = new TreeMap<>();
     for (int r = 0; r < settings.repeats(); r++) {
       Job job = s.jobs().get();
@@ -244,6 +295,7 @@ public final class SearchHarness {
             Agent.Listener.none(), List.of());
         Run run = agentRun(s, settings, job, result);
         agentRuns.add(run);
+        agentCost = agentCost.plus(cost(s, result.trials()));
         stops.merge(result.stopReason(), 1, Integer::sum);
         progress.accept(String.format(Locale.ROOT, "agent run %d/%d: %.3f (re-measured %.3f) in %d trials, %s",
             r + 1, settings.repeats(), run.speedup(), run.remeasured(), run.trials(), run.detail()));
@@ -281,7 +333,23 @@ public final class SearchHarness {
     long randomNanos = wall.nanos() - t;
     return new Comparison(s, agent, Outcome.median(randomRuns), Outcome.median(List.of(oracleRun)),
         Sample.median(atAgentTrials.stream().mapToDouble(d -> d).toArray()), stops, agentRuns, randomRuns, oracleRun,
-        oracle.trials(), agentNanos / 1e9, randomNanos / 1e9, oracleNanos / 1e9);
+        oracle.trials(), agentNanos / 1e9, randomNanos / 1e9, oracleNanos / 1e9, agentCost, oracle.cost());
+  }
+
+  /** What {@code trials} cost, each trial's true effect its candidate's true speedup over its arm's. */
+  private static Cost cost(Scenario s, List<TrialRecord> trials) {
+    Cost c = Cost.NONE;
+    Map<String, Lever> byId = new HashMap<>();
+    s.levers().forEach(l -> byId.put(l.id(), l));
+    for (TrialRecord t : trials) {
+      double effect = Double.NaN;
+      if (s.truth() != null) {
+        Setup arm = apply(s, t.anchorLevers().stream().map(byId::get).toList());
+        effect = arm == null ? Double.NaN : s.truth().applyAsDouble(t.candidate()) / s.truth().applyAsDouble(arm);
+      }
+      c = c.plus(t.verdict(), effect);
+    }
+    return c;
   }
 
   private static List<Candidate> candidates(Scenario s) {
@@ -318,7 +386,7 @@ public final class SearchHarness {
   }
 
   /** The result of the oracle: its best combination and every trial. */
-  private record OracleRun(Run run, List<Measured> trials) {}
+  private record OracleRun(Run run, List<Measured> trials, Cost cost) {}
 
   /**
    * Every non-empty combination gated against the original; the best one that stayed safe (by its true speedup, or
@@ -334,17 +402,20 @@ public final class SearchHarness {
       int bestMask = 0;
       Setup bestSetup = s.anchor();
       List<Measured> trials = new ArrayList<>();
+      Cost cost = Cost.NONE;
       for (int mask = 1; mask <= combinations; mask++) {
         List<Lever> subset = subset(s.levers(), mask);
         List<String> ids = subset.stream().map(Lever::id).toList();
         Setup candidate = apply(s, subset);
         if (candidate == null) {
           trials.add(new Measured(ids, Verdict.Outcome.SETUP_REFUSED, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
-              0));
+              0, 0, 0));
           continue;
         }
         Verdict v = gate.judge(job, s.anchor(), candidate, safety(subset), tolerance(s));
-        trials.add(new Measured(ids, v.outcome(), v.gain(), v.ciLow(), v.ciHigh(), v.pValue(), v.wallNanos() / 1e9));
+        trials.add(new Measured(ids, v.outcome(), v.gain(), v.ciLow(), v.ciHigh(), v.pValue(), v.wallNanos() / 1e9,
+            v.anchorSamples().length, v.blocks()));
+        cost = cost.plus(v, s.truth() == null ? Double.NaN : s.truth().applyAsDouble(candidate));
         if (!v.outcome().failure()) {
           double speedup = s.truth() == null ? v.gain() : s.truth().applyAsDouble(candidate);
           if (speedup > best) {
@@ -361,7 +432,7 @@ public final class SearchHarness {
       List<Lever> bestLevers = subset(s.levers(), bestMask);
       double remeasured = remeasure(s, settings, job, bestSetup, bestLevers);
       return new OracleRun(new Run(best, remeasured, combinations, -1, ids(bestLevers), "best of " + combinations
-          + " combinations", List.of()), trials);
+          + " combinations", List.of()), trials, cost);
     } finally {
       close(job);
     }
@@ -510,8 +581,10 @@ public final class SearchHarness {
         case "--seed" -> seed = Long.parseLong(v);
         case "--repeats" -> settings = settings.withRepeats(Integer.parseInt(v));
         case "--random-budget" -> settings = settings.withRandomBudget(Integer.parseInt(v));
+        case "--fixed" -> settings = settings.withGate(settings.gate().fixed(Integer.parseInt(v)));
         default -> throw new IllegalArgumentException("unknown option " + a
-            + " (known: --scenarios N, --only K, --seed S, --repeats R, --random-budget B; for a real job: "
+            + " (known: --scenarios N, --only K, --seed S, --repeats R, --random-budget B, --fixed PAIRS; for a"
+            + " real job: "
             + RealJobHarness.USAGE + ")");
       }
     }
@@ -519,13 +592,17 @@ public final class SearchHarness {
       throw new IllegalArgumentException("--scenarios must be >= 1 and --only within 1.." + scenarios);
     }
     settings = settings.withSeed(seed);
-    System.out.printf(Locale.ROOT, "search harness: %d scenarios, seed %d, gate %d pairs + %d warm-up; agent and "
+    System.out.printf(Locale.ROOT, "search harness: %d scenarios, seed %d, gate %s %d pairs + %d warm-up; agent and "
         + "random search: medians of %d runs each, random search at most %d trials a run%n%n", scenarios, seed,
-        settings.gate().pairs(), settings.gate().warmupBlocks(), settings.repeats(), settings.randomBudget());
+        settings.gate().sequence().fixed() ? "fixed," : "sequential, at most", settings.gate().maxPairs(),
+        settings.gate().warmupBlocks(), settings.repeats(), settings.randomBudget());
     System.out.println("| scenario | levers | target | oracle: speedup (trials) | agent: speedup (trials) "
         + "| agent / oracle: speedup, gain | agent trials / oracle's | trials to target: agent (runs reaching it), "
-        + "random (runs reaching it) | random's speedup at the agent's trials | agent stops |");
-    System.out.println("|---|---|---|---|---|---|---|---|---|---|");
+        + "random (runs reaching it) | random's speedup at the agent's trials | agent stops "
+        + "| pairs per trial, agent: all, clear, other | pairs per trial, oracle: all, clear, other |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    Cost agentCost = Cost.NONE;
+    Cost oracleCost = Cost.NONE;
     List<Comparison> all = new ArrayList<>();
     Ticker wall = Ticker.system();
     long t0 = wall.nanos();
@@ -537,12 +614,14 @@ public final class SearchHarness {
       Scenario s = SyntheticScenario.of(k + 1, seed * 1000 + k, noise);
       Comparison c = compare(s, settings);
       all.add(c);
+      agentCost = agentCost.plus(c.agentCost());
+      oracleCost = oracleCost.plus(c.oracleCost());
       System.out.printf(Locale.ROOT, "| %s | %s | %.0f%% | %.3f (%d) | %.3f (%d) | %.1f%%, %.1f%% | %.2f%% "
-              + "| %s (%d/%d), %s (%d/%d) | %.3f | %s |%n", s.name(), s.description(), 100 * s.target(),
+              + "| %s (%d/%d), %s (%d/%d) | %.3f | %s | %s | %s |%n", s.name(), s.description(), 100 * s.target(),
           c.oracle().speedup(), c.oracle().trials(), c.agent().speedup(), c.agent().trials(), 100 * c.speedupShare(),
           100 * c.gainShare(), 100 * c.trialShare(), reached(c.agent().trialsToTarget()), c.agent().reached(),
           c.agent().runs(), reached(c.random().trialsToTarget()), c.random().reached(), c.random().runs(),
-          c.randomAtAgentTrials(), stops(c.agentStops()));
+          c.randomAtAgentTrials(), stops(c.agentStops()), perTrial(c.agentCost()), perTrial(c.oracleCost()));
     }
     System.out.printf(Locale.ROOT, "%nwall time %.1f s%n", (wall.nanos() - t0) / 1e9);
     long speedupMet = all.stream().filter(c -> c.speedupShare() >= 0.95).count();
@@ -552,6 +631,15 @@ public final class SearchHarness {
     System.out.printf(Locale.ROOT, "goals (median runs): >= 95%% of the oracle's speedup in %d/%d (of its gain: "
         + "%d/%d); <= 15%% of its trials in %d/%d; target in <= 1/3 of random search's trials in %d/%d%n",
         speedupMet, all.size(), gainMet, all.size(), trialsMet, all.size(), fasterMet, all.size());
+    System.out.printf(Locale.ROOT, "pairs per trial (blocks per trial), all scenarios: agent %s (%.2f) over %d"
+        + " trials, %d with a clear effect; oracle %s (%.2f) over %d trials, %d with a clear effect%n",
+        perTrial(agentCost), agentCost.blocksPerTrial(), agentCost.trials(), agentCost.clearTrials(),
+        perTrial(oracleCost), oracleCost.blocksPerTrial(), oracleCost.trials(), oracleCost.clearTrials());
+  }
+
+  private static String perTrial(Cost c) {
+    return String.format(Locale.ROOT, "%.2f, %.2f, %.2f", c.pairsPerTrial(), c.clearPairsPerTrial(),
+        c.otherPairsPerTrial());
   }
 
   private static String stops(Map<Agent.StopReason, Integer> stops) {

@@ -89,6 +89,23 @@ class SearchHarnessTest {
   }
 
   @Test
+  void theCostCountsMeasuredPairsAndTheSequentialGateSpendsFewerOnClearEffects() {
+    Comparison fixed = SearchHarness.compare(scenario(true, new AtomicInteger(), new AtomicInteger()),
+        SETTINGS.withGate(Gate.Options.defaults().fixed(8)));
+    Comparison sequential = SearchHarness.compare(scenario(true, new AtomicInteger(), new AtomicInteger()),
+        SETTINGS);
+
+    // every combination here has a clear effect (from x0.87 to x1.67) and every trial is measured
+    assertThat(fixed.oracleCost().trials()).isEqualTo(7);
+    assertThat(fixed.oracleCost().clearTrials()).isEqualTo(7);
+    assertThat(fixed.oracleCost().pairsPerTrial()).isEqualTo(8);
+    assertThat(fixed.oracleCost().blocksPerTrial()).isEqualTo(18);
+    assertThat(fixed.agentCost().clearPairsPerTrial()).isEqualTo(8);
+    assertThat(sequential.oracleCost().clearPairsPerTrial()).isLessThanOrEqualTo(8.0 / 2);
+    assertThat(sequential.agentCost().clearPairsPerTrial()).isLessThanOrEqualTo(8.0 / 2);
+  }
+
+  @Test
   void withAGroundTruthNothingIsReMeasured() {
     Comparison c = SearchHarness.compare(scenario(true, new AtomicInteger(), new AtomicInteger()), SETTINGS);
 

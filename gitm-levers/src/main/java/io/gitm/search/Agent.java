@@ -38,8 +38,10 @@ import java.util.OptionalDouble;
  * could not be set up rules out, for the rest of the search, every setup that holds all of that trial's levers; and
  * each of its levers is never tried again unless the trial held several and that lever had run alone before without
  * failing (a lever that never ran alone cannot be cleared of the failure; one that did is still tried in other
- * combinations). It stops at the deadline (a trial is not started when the longest trial
- * so far would end past it), or when the target is reached and nothing promising is left, or when nothing is left to
+ * combinations). It stops at the deadline: a trial whose gate's full plan would end past it is planned for fewer
+ * pairs, down to the gate's floor, and says so in its verdict; one whose smallest plan would end past it is not
+ * started (the trials' time goes by the slowest block so far, before any by the expected trial time). It also stops
+ * when the target is reached and nothing promising is left, or when nothing is left to
  * try; the stop line names the candidates never tried with the reason, the levers not tried again after a failure and
  * the pairs left at the cap.
  * When time allows it then confirms the result with one more gate, the original setup against the final one: a
@@ -201,8 +203,9 @@ public final class Agent {
    * @param target the improvement to reach, as a fraction (0.15 = 15%)
    * @param outputTolerance the class-B output tolerance for a job without a workload spec (a process job); a
    *     managed workload's own tolerance is used otherwise
-   * @param expectedTrial the wall time one trial is expected to take before any was measured: weighs a lever's extra
-   *     trial cost in the ranking and, when positive, keeps the first trial from starting too close to the deadline
+   * @param expectedTrial the wall time one trial of the gate's fixed design ({@link Gate.Options#pairs()}) is
+   *     expected to take before any was measured: weighs a lever's extra trial cost in the ranking and, when positive, plans the first trial to end
+   *     before the deadline
    * @param promisingChance the chance of a real gain (at least the gate's minimum) below which an untried lever is
    *     not promising: such levers are skipped once the target is reached
    * @param maxPairs the most pair trials of the second pass (bundles of a deferred lever with its enablers, and the

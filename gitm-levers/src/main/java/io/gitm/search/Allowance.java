@@ -17,9 +17,13 @@ final class Allowance {
   private final double tolerance;
   private double toleranceLeft;
   private boolean outOfTime;
-  /** When {@link #fits} last said no: the seconds the trial was expected to need, and those left. */
+  /**
+   * When {@link #plan} last found no plan: the seconds the smallest trial was expected to need, those left, and the
+   * smallest trial's pairs.
+   */
   private double shortNeeded = Double.NaN;
   private double shortLeft = Double.NaN;
+  private int shortPairs;
 
   /**
    * @param deadline a reading of {@code ticker} by which the search must be over
@@ -60,21 +64,30 @@ final class Allowance {
   }
 
   /**
-   * Whether a trial costing {@code extraSeconds} beyond the job can end before the deadline, going by the longest
-   * complete trial so far (else the longest, else the expected trial time).
+   * The pairs a trial costing {@code extraSeconds} beyond the job can be planned for and still end before the
+   * deadline: the gate's full plan ({@link Gate.Options#maxPairs()}) when it fits, else the most that fit down to the
+   * gate's floor ({@link Gate.Options#floorPairs()}); 0 when not even the floor fits. A plan of {@code p} pairs runs
+   * {@code 2 (p + w)} blocks with {@code w} warm-up blocks per arm, each taking the most seconds per block of the
+   * trials so far (a trial's wall time over its blocks, so opening and closing count), else the expected trial time
+   * over the blocks of the fixed design's {@link Gate.Options#pairs()}, which the expected trial time is of.
    */
-  boolean fits(List<TrialRecord> trials, double extraSeconds) {
-    long longest = trials.stream().map(TrialRecord::verdict).filter(Verdict::complete)
-        .mapToLong(Verdict::wallNanos).max()
-        .orElse(trials.stream().mapToLong(t -> t.verdict().wallNanos()).max().orElse(expectedTrialNanos));
-    long needed = saturatedAdd(longest, (long) (extraSeconds * 1e9));
+  int plan(List<TrialRecord> trials, double extraSeconds, Gate.Options gate) {
+    double perBlock = trials.stream().map(TrialRecord::verdict).filter(v -> v.blocks() > 0)
+        .mapToDouble(v -> (double) v.wallNanos() / v.blocks()).max()
+        .orElse(expectedTrialNanos / (2.0 * (gate.pairs() + gate.warmupBlocks())));
     long now = ticker.nanos();
-    boolean fits = now < deadline && deadline - now >= needed;
-    if (!fits) {
-      shortNeeded = needed / 1e9;
-      shortLeft = (deadline - now) / 1e9;
+    double left = (double) deadline - now;
+    long extra = (long) (extraSeconds * 1e9);
+    for (int p = gate.maxPairs(); p >= gate.floorPairs(); p--) {
+      double needed = 2.0 * (p + gate.warmupBlocks()) * perBlock + extra;
+      if (now < deadline && left >= needed) {
+        return p;
+      }
     }
-    return fits;
+    shortNeeded = (2.0 * (gate.floorPairs() + gate.warmupBlocks()) * perBlock + extra) / 1e9;
+    shortLeft = left / 1e9;
+    shortPairs = gate.floorPairs();
+    return 0;
   }
 
   /** Marks that a trial was not started, or was cut, for want of time. */
@@ -86,7 +99,7 @@ final class Allowance {
     return outOfTime;
   }
 
-  /** The seconds the last trial that did not fit was expected to need (NaN when every one fitted). */
+  /** The seconds the smallest trial was expected to need when the last one did not fit (NaN when every one did). */
   double shortNeeded() {
     return shortNeeded;
   }
@@ -96,8 +109,8 @@ final class Allowance {
     return shortLeft;
   }
 
-  private static long saturatedAdd(long a, long b) {
-    long r = a + b;
-    return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
+  /** The pairs of the smallest trial then. */
+  int shortPairs() {
+    return shortPairs;
   }
 }

@@ -12,6 +12,8 @@ import io.gitm.stats.Bootstrap;
 import io.gitm.stats.Interval;
 import io.gitm.stats.RankTests;
 import io.gitm.stats.Sample;
+import io.gitm.stats.Sequential;
+import io.gitm.stats.Sequential.Look;
 import io.gitm.workload.OutputDigest;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,24 +32,41 @@ import java.util.concurrent.Callable;
  * each arm first runs its warm-up blocks, which are discarded. Two setups that cannot be open at once (one needs the
  * device context opened differently: {@link Setup#sameDeviceOpen}) are measured one session at a time instead, in
  * the order anchor, candidate, candidate, anchor, … with the pairs split over the sessions, each session opened,
- * warmed up and closed.
+ * warmed up and closed; a sequential gate looks after each session of both arms.
  *
- * <p>The gain is the ratio of the two arms' medians, oriented so that above 1 is better, with a percentile
- * confidence interval from a paired bootstrap (pairs resampled together, seeded from the options' seed and the
- * samples, so a verdict is reproducible), and a two-sided Wilcoxon signed-rank test of the pairs (block i of both
- * arms runs the same input, so the arms are paired; the unpaired Mann–Whitney U test is computed too and shown in the
- * verdict's detail); {@link Sample}, {@link Bootstrap} and {@link RankTests} define them. The candidate is kept when
- * the interval's lower bound is above 1, the p-value below alpha and the gain at least 1 + the minimum gain, and its
- * output is equivalent to the anchor's after the same number of blocks: bit-identical for safety classes A and C,
- * within the tolerance for class B (where a job gives no values, bit-identical); values that are NaN or infinite in
- * the candidate's output but not in the anchor's are {@link Outcome#NAN_OUTPUT} in every class.
+ * <p>Block i of both arms runs the same input, so the arms are paired. The gain is oriented so that above 1 is
+ * better, with a confidence interval at the options' confidence. The candidate is kept when the test below shows a
+ * gain, the interval's lower bound is above 1 and the gain is at least 1 + the minimum gain, and its output is
+ * equivalent to the anchor's after the same number of blocks: bit-identical for safety classes A and C, within the
+ * tolerance for class B (where a job gives no values, bit-identical); values that are NaN or infinite in the
+ * candidate's output but not in the anchor's are {@link Outcome#NAN_OUTPUT} in every class. The outputs are
+ * compared when the trial stops, whatever the test decided.
+ *
+ * <p>The test is group-sequential ({@link Sequence}, the default): a trial is planned for at most
+ * {@link Options#maxPairs()} pairs, the fixed design's {@link Options#pairs()} times the design's inflation (fewer
+ * when the caller plans it smaller to fit its time), and looks at the pairs so far every {@link Sequence#lookEvery()}
+ * pairs and after the last; {@link Interim} defines the looks. Each look is a
+ * t-test of the pairs' log-ratios ({@link Sequential#look}) that may spend its share of alpha, the increment of the
+ * spending function {@code t^rho} of the information fraction {@code t} (pairs so far over pairs planned); the
+ * trial stops at the first look that shows a gain or a loss at its share, or whose upper confidence bound rules out
+ * the minimum gain (futility, with a beta spent linearly). By Boole's inequality the chance of keeping a candidate
+ * that does not gain is at most alpha / 2, as for the fixed design's two-sided test, whatever the dependence between
+ * the looks; {@code GateSequentialTest} shows by simulation that the error rates hold and that a ×2 gain or a ×0.5
+ * loss is decided in at most a third of the fixed design's pairs. The gain is the geometric mean of the pairs' ratios, with the
+ * t-interval of the last look.
+ *
+ * <p>The fixed design ({@link Sequence#FIXED}) looks once, after all pairs: a two-sided Wilcoxon signed-rank test of
+ * the pairs below alpha ({@link RankTests}; the unpaired Mann–Whitney U test is computed too and shown in the
+ * verdict's detail). Its gain is the ratio of the two arms' medians, with a percentile interval from a paired
+ * bootstrap (pairs resampled together, seeded from the options' seed and the samples, so a verdict is
+ * reproducible). {@link Sample} and {@link Bootstrap} define them.
  *
  * <p>Every call into the job runs under a {@link Watchdog}: a block that does not return within the block timeout
  * is a {@link Outcome#HANG}, and anything the job throws becomes a rollback. Runs are always closed, on a best-effort
  * basis after a hang.
  */
 public final class Gate {
-  /** The gain is a ratio of medians. */
+  /** The gain is a ratio. */
   private static final String GAIN_UNIT = "×";
 
   private final Ticker ticker;
@@ -65,7 +84,7 @@ public final class Gate {
     return options;
   }
 
-  /** {@link #judge(Job, Setup, Setup, SafetyClass, double, long)} with no deadline. */
+  /** {@link #judge(Job, Setup, Setup, SafetyClass, double, long, int)} with no deadline and the full plan. */
   public Verdict judge(Job job, Setup anchor, Setup candidate, SafetyClass safety, double tolerance) {
     return judge(job, anchor, candidate, safety, tolerance, Long.MAX_VALUE);
   }
@@ -81,13 +100,28 @@ public final class Gate {
    */
   public Verdict judge(Job job, Setup anchor, Setup candidate, SafetyClass safety, double tolerance,
       long deadlineNanos) {
+    return judge(job, anchor, candidate, safety, tolerance, deadlineNanos, options.maxPairs());
+  }
+
+  /**
+   * {@link #judge(Job, Setup, Setup, SafetyClass, double, long)} planned for {@code pairs} pairs instead of the
+   * options' full plan: a trial planned smaller to fit the time left, with less power, which its verdict says.
+   *
+   * @param pairs the planned pairs, from {@link Options#floorPairs()} to {@link Options#maxPairs()}
+   */
+  public Verdict judge(Job job, Setup anchor, Setup candidate, SafetyClass safety, double tolerance,
+      long deadlineNanos, int pairs) {
+    if (pairs < options.floorPairs() || pairs > options.maxPairs()) {
+      throw new IllegalArgumentException("a gate of these options plans " + options.floorPairs() + " to "
+          + options.maxPairs() + " pairs, got " + pairs);
+    }
     if (job == null || anchor == null || candidate == null || safety == null) {
       throw new IllegalArgumentException("a gate needs a job, an anchor, a candidate and a safety class");
     }
     if (!(tolerance >= 0) || Double.isInfinite(tolerance)) {
       throw new IllegalArgumentException("output tolerance must be a finite number >= 0, got " + tolerance);
     }
-    try (Trial trial = new Trial(job, deadlineNanos)) {
+    try (Trial trial = new Trial(job, deadlineNanos, pairs)) {
       try {
         return anchor.sameDeviceOpen(candidate)
             ? trial.sideBySide(anchor, candidate, safety, tolerance)
@@ -101,23 +135,43 @@ public final class Gate {
     }
   }
 
-  /** One gate trial in progress: the watchdog, the samples so far, the time spent. */
+  /** One gate trial in progress: the watchdog, the samples so far, the looks taken, the time spent. */
   private final class Trial implements AutoCloseable {
     private final Job job;
     private final long deadline;
     private final long start;
+    private final int planned;
     private final Watchdog watchdog;
+    /** The sequential test's looks; null for the fixed design. */
+    private final Interim interim;
+    /** What a look stopped the trial with; null while none did. */
+    private Outcome decided;
     private final List<Double> anchorSamples = new ArrayList<>();
     private final List<Double> candidateSamples = new ArrayList<>();
     private int blocks;
     private long slowestBlock;
     private Stats stats;
 
-    Trial(Job job, long deadline) {
+    Trial(Job job, long deadline, int planned) {
       this.job = job;
       this.deadline = deadline;
       this.start = ticker.nanos();
+      this.planned = planned;
       this.watchdog = new Watchdog(options.blockTimeout());
+      this.interim = options.sequence().fixed() ? null : new Interim(options, planned, job.higherIsBetter());
+    }
+
+    /** Takes a look when the design has one after the pairs so far; whether it stopped the trial. */
+    private boolean look(boolean sessionEnd) {
+      int k = anchorSamples.size();
+      // a session of one pair (a small plan split over sessions) gives no test yet: the first look waits for two
+      if (interim == null || decided != null || k < 2 || !(sessionEnd || interim.looksAt(k))) {
+        return decided != null;
+      }
+      Stats s = Stats.sequential(anchorSamples, candidateSamples, options, job.higherIsBetter());
+      decided = interim.look(unbox(anchorSamples), unbox(candidateSamples), s.gain,
+          s.gain.estimate() >= 1 + options.minGain());
+      return decided != null;
     }
 
     Verdict sideBySide(Setup anchor, Setup candidate, SafetyClass safety, double tolerance)
@@ -131,7 +185,7 @@ public final class Gate {
           block(a, Arm.ANCHOR, "warm-up block " + (w + 1));
           block(c, Arm.CANDIDATE, "warm-up block " + (w + 1));
         }
-        for (int i = 0; i < options.pairs(); i++) {
+        for (int i = 0; i < planned; i++) {
           String label = "block " + (i + 1);
           if (i % 2 == 0) {
             anchorSamples.add(block(a, Arm.ANCHOR, label));
@@ -139,6 +193,9 @@ public final class Gate {
           } else {
             candidateSamples.add(block(c, Arm.CANDIDATE, label));
             anchorSamples.add(block(a, Arm.ANCHOR, label));
+          }
+          if (look(false)) {
+            break;
           }
         }
         OutputDigest da = output(a, Arm.ANCHOR);
@@ -152,11 +209,11 @@ public final class Gate {
 
     Verdict oneAtATime(Setup anchor, Setup candidate, SafetyClass safety, double tolerance)
         throws Stop, InterruptedException {
-      int sessions = Math.min(options.exclusiveSessions(), options.pairs());
+      int sessions = sessions();
       List<OutputDigest> anchorOutputs = new ArrayList<>();
       List<OutputDigest> candidateOutputs = new ArrayList<>();
-      for (int k = 0; k < sessions; k++) {
-        int size = options.pairs() / sessions + (k < options.pairs() % sessions ? 1 : 0);
+      for (int k = 0; k < sessions && decided == null; k++) {
+        int size = planned / sessions + (k < planned % sessions ? 1 : 0);
         boolean anchorFirst = k % 2 == 0;
         for (int side = 0; side < 2; side++) {
           boolean isAnchor = (side == 0) == anchorFirst;
@@ -164,8 +221,23 @@ public final class Gate {
               isAnchor ? anchorSamples : candidateSamples, k);
           (isAnchor ? anchorOutputs : candidateOutputs).add(d);
         }
+        look(true);
       }
       return decide(anchorOutputs, candidateOutputs, safety, tolerance);
+    }
+
+    /**
+     * Sessions per arm of a trial measured one at a time: the options' exclusive sessions; for a sequential gate whose
+     * sessions run no warm-up block (a process job, each block a fresh process), so that a session costs no more than
+     * opening it, at least one per look, so that every look can stop the trial.
+     */
+    private int sessions() {
+      int sessions = Math.min(options.exclusiveSessions(), planned);
+      if (interim == null || options.warmupBlocks() > 0) {
+        return sessions;
+      }
+      int every = options.sequence().lookEvery();
+      return Math.max(sessions, (planned + every - 1) / every);
     }
 
     private OutputDigest session(Setup setup, Arm arm, int size, List<Double> samples, int k)
@@ -237,7 +309,8 @@ public final class Gate {
 
     private Verdict decide(List<OutputDigest> anchorOutputs, List<OutputDigest> candidateOutputs, SafetyClass safety,
         double tolerance) {
-      stats = Stats.of(anchorSamples, candidateSamples, options, job.higherIsBetter());
+      stats = interim == null ? Stats.of(anchorSamples, candidateSamples, options, job.higherIsBetter())
+          : Stats.sequential(anchorSamples, candidateSamples, options, job.higherIsBetter());
       double worst = 0;
       for (int k = 0; k < anchorOutputs.size(); k++) {
         Equivalence e = Equivalence.of(anchorOutputs.get(k), candidateOutputs.get(k), safety, tolerance);
@@ -246,7 +319,8 @@ public final class Gate {
         }
         worst = Math.max(worst, e.difference());
       }
-      Outcome outcome = stats.outcome(options);
+      Outcome outcome = interim == null ? stats.outcome(options)
+          : decided == null ? Outcome.NOT_SIGNIFICANT : decided;
       String why = switch (outcome) {
         case KEPT -> "better: ";
         case SLOWER -> "significantly worse: ";
@@ -255,15 +329,34 @@ public final class Gate {
             + String.format(Locale.ROOT, "%.1f%%", 100 * options.minGain()) + ": ";
         default -> throw new IllegalStateException("not a measured outcome: " + outcome);
       };
-      return verdict(outcome, Arm.NONE, why + stats.describe(), worst);
+      return verdict(outcome, Arm.NONE, why + stats.describe() + sequential(), worst);
+    }
+
+    /** What the sequential test did, and what a plan smaller than the full one costs; empty for the fixed design. */
+    private String sequential() {
+      if (interim == null) {
+        return "";
+      }
+      String s = "; sequential: " + interim.why() + String.format(Locale.ROOT, ", adjusted p %.3g",
+          interim.adjustedP());
+      if (planned < options.maxPairs()) {
+        double at = interim.detectable(planned);
+        double full = interim.detectable(options.maxPairs());
+        s += "; planned " + planned + " of " + options.maxPairs() + " pairs for the time left, so less power"
+            + (Double.isNaN(at) ? "" : String.format(Locale.ROOT, ": 80%% power only at a gain of about ×%.3f"
+            + " (×%.3f with all %d)", at, full, options.maxPairs()));
+      }
+      return s;
     }
 
     Verdict verdict(Outcome outcome, Arm arm, String detail, double difference) {
       double[] a = unbox(anchorSamples);
       double[] c = unbox(candidateSamples);
       Stats s = stats == null ? Stats.none(a, c) : stats;
+      double p = interim == null || stats == null ? s.pValue : interim.adjustedP();
       return new Verdict(outcome, detail, arm, a, c, s.anchorMedian, s.candidateMedian, s.ratio, s.gain.estimate(),
-          s.gain.low(), s.gain.high(), s.pValue, difference, blocks, ticker.nanos() - start);
+          s.gain.low(), s.gain.high(), p, difference, blocks, ticker.nanos() - start,
+          new Verdict.Plan(planned, options.maxPairs(), interim == null ? 1 : Math.max(1, interim.looks())));
     }
 
     @Override
@@ -345,7 +438,10 @@ public final class Gate {
     }
   }
 
-  /** The two arms' statistics: medians, the gain with its bootstrap interval, the rank tests. */
+  /**
+   * The two arms' statistics: medians, the gain with its interval (the fixed design's bootstrap interval of the ratio
+   * of medians, or a sequential gate's t-interval of the geometric mean of the pairs' ratios), the rank tests.
+   */
   private record Stats(double anchorMedian, double candidateMedian, double ratio, Interval gain, double pValue,
       double mannWhitneyP, int pairs) {
 
@@ -369,6 +465,23 @@ public final class Gate {
       return new Stats(ma, mc, mc / ma, gain, RankTests.signedRankP(a, c), RankTests.mannWhitneyP(a, c), a.length);
     }
 
+    /**
+     * A sequential gate's statistics: the gain is the geometric mean of the pairs' ratios, {@code exp} of the mean
+     * log-ratio, with the t-interval of the look ({@link Sequential#look}) at the options' confidence.
+     */
+    static Stats sequential(List<Double> anchor, List<Double> candidate, Options options, boolean higherIsBetter) {
+      double[] a = unbox(anchor);
+      double[] c = unbox(candidate);
+      Look l = Sequential.look(a, c, a.length, higherIsBetter);
+      double half = l.standardError() == 0 ? 0
+          : Sequential.quantile(1 - (1 - options.confidence()) / 2, l.df()) * l.standardError();
+      Interval gain = new Interval(Math.exp(l.estimate()), Math.exp(l.estimate() - half),
+          Math.exp(l.estimate() + half), options.confidence(), GAIN_UNIT);
+      double ma = Sample.median(a);
+      double mc = Sample.median(c);
+      return new Stats(ma, mc, mc / ma, gain, RankTests.signedRankP(a, c), RankTests.mannWhitneyP(a, c), a.length);
+    }
+
     Outcome outcome(Options options) {
       boolean significant = pValue < options.alpha();
       if (significant && gain.below(1)) {
@@ -388,31 +501,82 @@ public final class Gate {
   }
 
   /**
+   * How a gate looks at its pairs on the way.
+   *
+   * @param lookEvery pairs between two looks of a side-by-side trial (a trial measured one session at a time looks
+   *     after each session of both arms); 0 for the fixed design: one look after all pairs, decided by the
+   *     signed-rank test and the bootstrap interval
+   * @param spendingPower {@code rho} of the spending function {@code t^rho} that shares alpha out over the looks
+   * @param futility the most chance that a candidate whose true gain is the minimum gain is stopped for futility
+   *     (0: never stopped for futility)
+   * @param inflation the most pairs a trial plans, as a multiple of the fixed design's ({@link Options#pairs()},
+   *     rounded up): the spending leaves the last look less than all of alpha, and the extra pairs give back the
+   *     fixed design's power at a modest gain (1 for the fixed design)
+   */
+  public record Sequence(int lookEvery, double spendingPower, double futility, double inflation) {
+    /** The fixed design: no look before the last pair. */
+    public static final Sequence FIXED = new Sequence(0, 1, 0, 1);
+
+    public Sequence {
+      if (lookEvery < 0) {
+        throw new IllegalArgumentException("pairs between looks must be >= 0 (0: the fixed design), got "
+            + lookEvery);
+      }
+      if (!(spendingPower > 0) || Double.isInfinite(spendingPower)) {
+        throw new IllegalArgumentException("the spending power must be a finite number > 0, got " + spendingPower);
+      }
+      if (!(futility >= 0 && futility < 1)) {
+        throw new IllegalArgumentException("the futility rate must be in [0, 1), got " + futility);
+      }
+      if (!(inflation >= 1 && inflation <= 4)) {
+        throw new IllegalArgumentException("the inflation must be in [1, 4], got " + inflation);
+      }
+    }
+
+    /**
+     * A look every 2 pairs (an anchor-first and a candidate-first pair), {@code t^1.5} spending, futility 0.2, up to
+     * 1.25 times the fixed design's pairs.
+     */
+    public static Sequence defaults() {
+      return new Sequence(2, 1.5, 0.2, 1.25);
+    }
+
+    public boolean fixed() {
+      return lookEvery == 0;
+    }
+  }
+
+  /**
    * How a gate measures and decides.
    *
-   * @param pairs measured blocks per arm; block {@code i} of both arms form a pair
+   * @param pairs measured blocks per arm of the fixed design; a sequential gate plans up to {@link #maxPairs()};
+   *     block {@code i} of both arms form a pair
    * @param warmupBlocks blocks each arm runs first (each session, when measured one at a time), then discards
    * @param exclusiveSessions sessions per arm when the two setups cannot be open at once
-   * @param alpha the signed-rank test's significance level
-   * @param confidence the bootstrap interval's confidence level
+   * @param alpha the two-sided significance level of the decision's test
+   * @param confidence the gain interval's confidence level
    * @param minGain the smallest improvement worth keeping, as a fraction (0.02 = 2%)
-   * @param resamples bootstrap resamples
+   * @param resamples bootstrap resamples (the fixed design's)
    * @param blockTimeout the watchdog's deadline for each call into the job (opening, a block, the output, closing)
    * @param seed the bootstrap's seed
+   * @param sequence how the gate looks at its pairs on the way ({@link Sequence#FIXED}: only at the end)
    */
   public record Options(int pairs, int warmupBlocks, int exclusiveSessions, double alpha, double confidence,
-      double minGain, int resamples, Duration blockTimeout, long seed) {
+      double minGain, int resamples, Duration blockTimeout, long seed, Sequence sequence) {
     public Options {
+      if (sequence == null) {
+        throw new IllegalArgumentException("gate options need a sequence (Sequence.FIXED for the fixed design)");
+      }
       if (pairs < 1 || pairs > 10_000) {
         throw new IllegalArgumentException("pairs must be 1..10000, got " + pairs);
       }
       if (!(alpha > 0 && alpha < 1)) {
         throw new IllegalArgumentException("alpha must be in (0, 1), got " + alpha);
       }
-      double smallestP = 2 / Math.pow(2, pairs);
-      if (!(smallestP < alpha)) {
-        throw new IllegalArgumentException("with " + pairs + " pairs the signed-rank test cannot reach p < " + alpha
-            + " (its smallest p is " + String.format(Locale.ROOT, "%.3g", smallestP) + "); use more pairs");
+      if (pairs < floorPairs(alpha, sequence)) {
+        throw new IllegalArgumentException(sequence.fixed() ? "with " + pairs + " pairs the signed-rank test cannot"
+            + " reach p < " + alpha + " (its smallest p is " + String.format(Locale.ROOT, "%.3g",
+            2 / Math.pow(2, pairs)) + "); use more pairs" : "a sequential gate needs 2 pairs or more, got " + pairs);
       }
       if (warmupBlocks < 0 || warmupBlocks > 1000) {
         throw new IllegalArgumentException("warm-up blocks must be 0..1000, got " + warmupBlocks);
@@ -435,48 +599,87 @@ public final class Gate {
     }
 
     /**
-     * 8 pairs, 1 warm-up block, 2 sessions per arm when exclusive, alpha 0.05, 95% interval, 2% minimum gain, 2000
-     * resamples, 2 minutes per block.
+     * Sequential, 8 pairs (at most 10 with the default inflation), 1 warm-up block, 2 sessions per arm when exclusive, alpha 0.05, 95% interval, 2%
+     * minimum gain, 2000 resamples, 2 minutes per block.
      */
     public static Options defaults() {
-      return new Options(8, 1, 2, 0.05, 0.95, 0.02, 2000, Duration.ofMinutes(2), 0x5eed_9a7eL);
+      return new Options(8, 1, 2, 0.05, 0.95, 0.02, 2000, Duration.ofMinutes(2), 0x5eed_9a7eL,
+          Sequence.defaults());
+    }
+
+    /** The most pairs a trial plans: {@link #pairs()} times the sequence's inflation, rounded up. */
+    public int maxPairs() {
+      return (int) Math.ceil(pairs * sequence.inflation() - 1e-9);
+    }
+
+    /**
+     * The fewest pairs a trial can be planned for and still reach significance: for the fixed design, the fewest
+     * whose smallest signed-rank p is below alpha; for a sequential one, 2 (a look's t-test can reach any p).
+     */
+    public int floorPairs() {
+      return floorPairs(alpha, sequence);
+    }
+
+    private static int floorPairs(double alpha, Sequence sequence) {
+      if (!sequence.fixed()) {
+        return 2;
+      }
+      int n = 1;
+      while (!(2 / Math.pow(2, n) < alpha)) {
+        n++;
+      }
+      return n;
     }
 
     public Options withPairs(int n) {
       return new Options(n, warmupBlocks, exclusiveSessions, alpha, confidence, minGain, resamples, blockTimeout,
-          seed);
+          seed, sequence);
     }
 
     public Options withWarmupBlocks(int n) {
-      return new Options(pairs, n, exclusiveSessions, alpha, confidence, minGain, resamples, blockTimeout, seed);
+      return new Options(pairs, n, exclusiveSessions, alpha, confidence, minGain, resamples, blockTimeout, seed,
+          sequence);
     }
 
     public Options withExclusiveSessions(int n) {
-      return new Options(pairs, warmupBlocks, n, alpha, confidence, minGain, resamples, blockTimeout, seed);
+      return new Options(pairs, warmupBlocks, n, alpha, confidence, minGain, resamples, blockTimeout, seed,
+          sequence);
     }
 
     public Options withAlpha(double a) {
       return new Options(pairs, warmupBlocks, exclusiveSessions, a, confidence, minGain, resamples, blockTimeout,
-          seed);
+          seed, sequence);
     }
 
     public Options withMinGain(double g) {
       return new Options(pairs, warmupBlocks, exclusiveSessions, alpha, confidence, g, resamples, blockTimeout,
-          seed);
+          seed, sequence);
     }
 
     public Options withResamples(int n) {
-      return new Options(pairs, warmupBlocks, exclusiveSessions, alpha, confidence, minGain, n, blockTimeout, seed);
+      return new Options(pairs, warmupBlocks, exclusiveSessions, alpha, confidence, minGain, n, blockTimeout, seed,
+          sequence);
     }
 
     public Options withBlockTimeout(Duration d) {
-      return new Options(pairs, warmupBlocks, exclusiveSessions, alpha, confidence, minGain, resamples, d, seed);
+      return new Options(pairs, warmupBlocks, exclusiveSessions, alpha, confidence, minGain, resamples, d, seed,
+          sequence);
     }
 
     public Options withSeed(long s) {
       return new Options(pairs, warmupBlocks, exclusiveSessions, alpha, confidence, minGain, resamples, blockTimeout,
-          s);
+          s, sequence);
     }
 
+    public Options withSequence(Sequence q) {
+      return new Options(pairs, warmupBlocks, exclusiveSessions, alpha, confidence, minGain, resamples, blockTimeout,
+          seed, q);
+    }
+
+    /** The fixed design of {@code n} pairs: one look, after all of them. */
+    public Options fixed(int n) {
+      return new Options(n, warmupBlocks, exclusiveSessions, alpha, confidence, minGain, resamples, blockTimeout,
+          seed, Sequence.FIXED);
+    }
   }
 }

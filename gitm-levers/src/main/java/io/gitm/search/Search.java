@@ -281,12 +281,13 @@ final class Search {
       t = earlierTrial;
       trials.reuse(t);
     } else {
-      if (!fits(anchor.kept())) {
+      int pairs = plan(anchor.kept());
+      if (pairs == 0) {
         allowance.runOut();
         return;
       }
       Verdict v = gate.judge(job, anchor.original(), anchor.setup(), safety, allowance.tolerance(),
-          allowance.deadline());
+          allowance.deadline(), pairs);
       t = trials.confirmation(ids, anchor.setup(), anchor.chainedGain(), v);
     }
     Verdict v = t.verdict();
@@ -313,9 +314,9 @@ final class Search {
     if (allowance.outOfTime()) {
       if (trials.isEmpty() && Double.isFinite(allowance.shortNeeded())) {
         return result(StopReason.DEADLINE, String.format(Locale.ROOT, "no trial could have finished"
-            + " before the deadline: a gate at this job's speed is expected to take about %.0f s and %.0f s were"
-            + " left for applying; a larger --budget gives the gates room", allowance.shortNeeded(),
-            Math.max(0, allowance.shortLeft())));
+            + " before the deadline: the smallest gate (%d pairs) at this job's speed is expected to take about"
+            + " %.0f s and %.0f s were left for applying; a larger --budget gives the gates room",
+            allowance.shortPairs(), allowance.shortNeeded(), Math.max(0, allowance.shortLeft())));
       }
       return result(StopReason.DEADLINE, "the next trial could not have finished before the deadline"
           + left());
@@ -469,12 +470,13 @@ final class Search {
     if (refused != null) {
       return new Measured(Verdict.refused(refused), arm, false, null);
     }
-    if (!fits(levers)) {
+    int pairs = plan(levers);
+    if (pairs == 0) {
       allowance.runOut();
       return null;
     }
     SafetyClass s = Combination.safety(levers);
-    return new Measured(gate.judge(job, arm, candidate, s, allowance.toleranceFor(s), allowance.deadline()),
+    return new Measured(gate.judge(job, arm, candidate, s, allowance.toleranceFor(s), allowance.deadline(), pairs),
         candidate, false, null);
   }
 
@@ -672,9 +674,12 @@ final class Search {
     return ledger.blocked(levers, anchor.kept());
   }
 
-  /** Whether a trial of {@code levers} can end before the deadline, going by the trials measured so far. */
-  private boolean fits(List<Candidate> levers) {
-    return allowance.fits(trials.all(), Combination.extraCost(levers));
+  /**
+   * The pairs a trial of {@code levers} is planned for so that it ends before the deadline, going by the trials
+   * measured so far: the gate's full plan, fewer when only fewer fit, 0 when not even the gate's floor does.
+   */
+  private int plan(List<Candidate> levers) {
+    return allowance.plan(trials.all(), Combination.extraCost(levers), gate.options());
   }
 
   private String whyNot(Lever lever) {

@@ -2,6 +2,7 @@ package io.gitm.search;
 
 import io.gitm.job.TrialFailure;
 import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * What a rollback gate decided about one candidate setup against its anchor, with everything a report needs to
@@ -16,20 +17,34 @@ import java.util.Arrays;
  * @param anchorMedian median of the anchor's samples (NaN when none were measured)
  * @param candidateMedian median of the candidate's samples (NaN when none were measured)
  * @param ratio candidate median / anchor median, in the metric's own direction
- * @param gain the improvement factor: {@code ratio} when higher is better, {@code 1 / ratio} when lower is better;
- *     above 1 means the candidate is better
- * @param ciLow lower bound of the seeded paired-bootstrap confidence interval of {@code gain}
+ * @param gain the improvement factor, above 1 when the candidate is better: for a sequential gate the geometric mean
+ *     of the pairs' ratios, oriented (inverted when lower is better); for the fixed design {@code ratio} when higher
+ *     is better, {@code 1 / ratio} when lower is better
+ * @param ciLow lower bound of the confidence interval of {@code gain}: a sequential gate's t-interval of its last
+ *     look, the fixed design's seeded paired bootstrap
  * @param ciHigh upper bound of that interval
- * @param pValue two-sided Wilcoxon signed-rank test p-value of the paired samples (NaN when not measured); the
- *     unpaired Mann–Whitney U p-value is in {@code detail}
+ * @param pValue the two-sided p-value of the decision's test (NaN when not measured): for a sequential gate the
+ *     weighted Bonferroni p-value of its looks' t-tests ({@link Interim}), for the fixed design the Wilcoxon
+ *     signed-rank test's of the paired samples; the signed-rank and the unpaired Mann–Whitney U p-values are in
+ *     {@code detail}
  * @param outputDifference largest relative difference between the two arms' output values (0 when bit-identical,
  *     NaN when the outputs were not compared)
  * @param blocks blocks run in all, both arms, warm-up blocks included
  * @param wallNanos wall time of the whole trial on the gate's ticker, opening and closing included
+ * @param plan the pairs the trial was planned for and the looks it took; null when nothing was planned (a refused
+ *     setup) or the verdict was journaled before plans were
  */
 public record Verdict(Outcome outcome, String detail, Arm failedArm, double[] anchorSamples,
     double[] candidateSamples, double anchorMedian, double candidateMedian, double ratio, double gain, double ciLow,
-    double ciHigh, double pValue, double outputDifference, int blocks, long wallNanos) {
+    double ciHigh, double pValue, double outputDifference, int blocks, long wallNanos, Plan plan) {
+
+  /** A verdict with no plan. */
+  public Verdict(Outcome outcome, String detail, Arm failedArm, double[] anchorSamples, double[] candidateSamples,
+      double anchorMedian, double candidateMedian, double ratio, double gain, double ciLow, double ciHigh,
+      double pValue, double outputDifference, int blocks, long wallNanos) {
+    this(outcome, detail, failedArm, anchorSamples, candidateSamples, anchorMedian, candidateMedian, ratio, gain,
+        ciLow, ciHigh, pValue, outputDifference, blocks, wallNanos, null);
+  }
 
   public Verdict {
     if (outcome == null || failedArm == null) {
@@ -77,7 +92,7 @@ public record Verdict(Outcome outcome, String detail, Arm failedArm, double[] an
         && Double.compare(v.ratio, ratio) == 0 && Double.compare(v.gain, gain) == 0
         && Double.compare(v.ciLow, ciLow) == 0 && Double.compare(v.ciHigh, ciHigh) == 0
         && Double.compare(v.pValue, pValue) == 0 && Double.compare(v.outputDifference, outputDifference) == 0
-        && v.blocks == blocks && v.wallNanos == wallNanos;
+        && v.blocks == blocks && v.wallNanos == wallNanos && Objects.equals(v.plan, plan);
   }
 
   @Override
@@ -91,6 +106,20 @@ public record Verdict(Outcome outcome, String detail, Arm failedArm, double[] an
     return "Verdict[" + outcome + (failedArm == Arm.NONE ? "" : " (" + failedArm.name().toLowerCase() + ")")
         + ", gain " + gain + " [" + ciLow + ", " + ciHigh + "], p " + pValue + ", " + blocks + " blocks: " + detail
         + "]";
+  }
+
+  /**
+   * What a trial was planned for.
+   *
+   * @param pairs the pairs it was planned for: the gate's full plan, or fewer to fit the time left
+   * @param fullPairs the gate's full plan
+   * @param looks the looks the trial took at its pairs (1 for the fixed design)
+   */
+  public record Plan(int pairs, int fullPairs, int looks) {
+    /** Whether the trial was planned smaller than the gate's full plan, so with less power. */
+    public boolean reduced() {
+      return pairs < fullPairs;
+    }
   }
 
   /** The gate's decision. Every value but {@link #KEPT} is a rollback and names its reason. */

@@ -23,6 +23,7 @@ import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The agent against seeded synthetic jobs, one test per failure it must survive. Where chance is involved the test
@@ -404,6 +405,22 @@ class AgentTest {
   }
 
   @Test
+  void aTrialJournaledBeforePlansWereRecordedReadsBackWithoutAPlan() {
+    Result full = new Agent(new FakeTicker(), OPTIONS).optimize(scenario(13), SHIPPED,
+        List.of(replay(SyntheticLever.a("a"), 1.2)), CONTEXT, Long.MAX_VALUE, Agent.Listener.none(), List.of());
+    JsonMapper json = JsonMapper.builder().build();
+    TrialRecord t = full.trials().getFirst();
+    ObjectNode tree = json.valueToTree(t);
+    ((ObjectNode) tree.get("verdict")).remove("plan");
+    TrialRecord old = json.treeToValue(tree, TrialRecord.class);
+
+    assertThat(t.verdict().plan()).isNotNull();
+    assertThat(old.verdict().plan()).isNull();
+    assertThat(old.verdict().outcome()).isEqualTo(t.verdict().outcome());
+    assertThat(old.verdict().anchorSamples()).isEqualTo(t.verdict().anchorSamples());
+  }
+
+  @Test
   void trialsReadBackFromJsonResumeTheSearch() {
     List<Candidate> candidates = List.of(replay(SyntheticLever.a("a"), 1.2), replay(SyntheticLever.a("slow"), 1.1),
         replay(SyntheticLever.b("b"), 1.08), replay(SyntheticLever.reopening("crash"), 1.05));
@@ -430,7 +447,8 @@ class AgentTest {
 
   @Test
   void theDeadlineIsRespected() {
-    // Each block takes one second of the fake clock, so a trial takes 18 s; the search has 100 s.
+    // Each block takes one second of the fake clock, so a trial of the fixed design takes 18 s, its smallest (6
+    // pairs) 14 s; the search has 100 s.
     FakeTicker ticker = new FakeTicker();
     SyntheticJob job = new SyntheticJob(13).ticking(ticker, 1, 0).effect("l0", 1.1);
     List<Candidate> candidates = new ArrayList<>();
@@ -438,8 +456,8 @@ class AgentTest {
       candidates.add(replay(SyntheticLever.a("l" + i), 1.2 - i * 0.01));
     }
     long deadline = 100_000_000_000L;
-    Result r = new Agent(ticker, OPTIONS).optimize(job, SHIPPED, candidates, CONTEXT, deadline,
-        Agent.Listener.none(), List.of());
+    Result r = new Agent(ticker, OPTIONS.withGate(OPTIONS.gate().fixed(8))).optimize(job, SHIPPED, candidates,
+        CONTEXT, deadline, Agent.Listener.none(), List.of());
 
     assertThat(ticker.nanos()).isLessThanOrEqualTo(deadline);
     assertThat(r.stopReason()).isEqualTo(StopReason.DEADLINE);
@@ -448,16 +466,39 @@ class AgentTest {
   }
 
   @Test
-  void noTrialStartsWhenTheExpectedTrialCannotFinish() {
+  void noTrialStartsWhenEvenTheSmallestPlanCannotFinish() {
+    // the fixed design's 18 blocks (8 pairs and a warm-up block per arm) are expected to take 27 s: 1.5 s a block;
+    // the smallest plan, 2 pairs, runs 6 blocks, 9 s, and 5 s are left
     FakeTicker ticker = new FakeTicker();
     SyntheticJob job = new SyntheticJob(14).ticking(ticker, 1, 0).effect("a", 1.2);
-    Result r = new Agent(ticker, OPTIONS.withExpectedTrial(Duration.ofSeconds(30))).optimize(job, SHIPPED,
-        List.of(replay(SyntheticLever.a("a"), 1.2)), CONTEXT, 20_000_000_000L, Agent.Listener.none(), List.of());
+    Result r = new Agent(ticker, OPTIONS.withExpectedTrial(Duration.ofSeconds(27))).optimize(job, SHIPPED,
+        List.of(replay(SyntheticLever.a("a"), 1.2)), CONTEXT, 5_000_000_000L, Agent.Listener.none(), List.of());
 
     assertThat(r.trials()).isEmpty();
     assertThat(r.stopReason()).isEqualTo(StopReason.DEADLINE);
-    assertThat(r.detail()).contains("expected to take about 30 s and 20 s were left").contains("larger --budget");
+    assertThat(r.detail()).contains("the smallest gate (2 pairs) at this job's speed is expected to take about 9 s"
+        + " and 5 s were left").contains("larger --budget");
     assertThat(job.totalOpens()).isZero();
+  }
+
+  @Test
+  void aTrialWhoseFullPlanCannotFinishIsPlannedSmallerAndSaysItHasLessPower() {
+    // 1.5 s a block expected, 20 s left: 2 (p + 1) blocks fit for p = 5 pairs, not the full 10; the lever does
+    // nothing
+    FakeTicker ticker = new FakeTicker();
+    SyntheticJob job = new SyntheticJob(14).ticking(ticker, 1, 0).noise(0.03);
+    Result r = new Agent(ticker, OPTIONS.withExpectedTrial(Duration.ofSeconds(27)).withConfirm(false)).optimize(job,
+        SHIPPED, List.of(replay(SyntheticLever.a("a"), 1.2)), CONTEXT, 20_000_000_000L, Agent.Listener.none(),
+        List.of());
+
+    assertThat(r.trials()).hasSize(1);
+    Verdict v = r.trials().getFirst().verdict();
+    assertThat(v.plan()).isEqualTo(new Verdict.Plan(5, 10, v.plan().looks()));
+    assertThat(v.plan().reduced()).isTrue();
+    assertThat(v.anchorSamples().length).isLessThanOrEqualTo(5);
+    assertThat(v.detail()).contains("planned 5 of 10 pairs for the time left, so less power");
+    assertThat(v.outcome()).isNotEqualTo(Outcome.OUT_OF_BUDGET);
+    assertThat(ticker.nanos()).isLessThanOrEqualTo(20_000_000_000L);
   }
 
   @Test
