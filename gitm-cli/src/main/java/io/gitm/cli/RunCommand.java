@@ -99,7 +99,8 @@ final class RunCommand implements Callable<Integer> {
   int blockIterations;
 
   @Option(names = "--gate-pairs", paramLabel = "N", defaultValue = "8",
-      description = "Interleaved A/B block pairs each gate measures (default: 8).")
+      description = "Interleaved A/B block pairs of the gate's fixed design (default: 8); the sequential gate plans"
+          + " up to 1.25 times as many and stops as soon as a look decides.")
   int gatePairs;
 
   @Override
@@ -302,8 +303,8 @@ final class RunCommand implements Callable<Integer> {
     checkLevers(cl);
     Gate.Options gateOptions;
     try {
-      // a block is a whole process: no warm-up block (each process warms itself up); six pairs are the fewest for
-      // which the signed-rank test can reach 5%
+      // a block is a whole process: no warm-up block (each process warms itself up); a black-box gate's fixed
+      // design is six pairs, which its sequential plan stretches to eight when no look decides earlier
       gateOptions = Gate.Options.defaults().withWarmupBlocks(0).withPairs(gatePairsGiven ? gatePairs : 6);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(cl, "--gate-pairs: " + e.getMessage());
