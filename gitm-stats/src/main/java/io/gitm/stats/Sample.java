@@ -18,8 +18,8 @@ import java.util.Arrays;
  *   <li>{@link #nearestRank}: the order statistic of rank {@code ⌈q·n⌉} (type 1, the inverse of the empirical
  *       distribution function), always a value of the sample;
  *   <li>{@link #mean}: the sum in the sample's order over n;
- *   <li>{@link #sd}: the sample standard deviation {@code √(Σ(x − mean)² / (n − 1))}, with n − 1 taken as 1 for a
- *       single value (whose deviation is then 0).
+ *   <li>{@link #variance}: the sample variance {@code Σ(x − mean)² / (n − 1)}, with n − 1 taken as 1 for a single
+ *       value (whose deviation is then 0), and {@link #sd} its square root.
  * </ul>
  *
  * <p>An empty sample has no median, mean or standard deviation: they are NaN.
@@ -78,14 +78,19 @@ public final class Sample {
     return s / values.length;
   }
 
-  /** The sample standard deviation (divisor n − 1, 1 for a single value); NaN for no values. */
+  /** The sample standard deviation, the square root of {@link #variance}; NaN for no values. */
   public static double sd(double[] values) {
+    return Math.sqrt(variance(values));
+  }
+
+  /** The sample variance {@code Σ(x − mean)² / (n − 1)}, with n − 1 taken as 1 for a single value; NaN for none. */
+  public static double variance(double[] values) {
     double mean = mean(values);
     double s = 0;
     for (double x : values) {
       s += (x - mean) * (x - mean);
     }
-    return values.length == 0 ? Double.NaN : Math.sqrt(s / Math.max(1, values.length - 1));
+    return values.length == 0 ? Double.NaN : s / Math.max(1, values.length - 1);
   }
 
   private static double[] sorted(double[] values) {

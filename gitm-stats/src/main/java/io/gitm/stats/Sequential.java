@@ -73,15 +73,15 @@ public final class Sequential {
       lc[i] = Math.log(candidate[i]);
       d[i] = sign * (lc[i] - la[i]);
     }
-    double estimate = mean(d);
+    double estimate = Sample.mean(d);
     double se;
     int df;
     if (pairs == 2) {
-      double pooled = (variance(la) + variance(lc)) / 2;
+      double pooled = (Sample.variance(la) + Sample.variance(lc)) / 2;
       se = Math.sqrt(pooled * 2 / pairs);
       df = 2 * pairs - 2;
     } else {
-      se = Math.sqrt(variance(d) / pairs);
+      se = Math.sqrt(Sample.variance(d) / pairs);
       df = pairs - 1;
     }
     double t = se == 0 ? (estimate == 0 ? 0 : Double.POSITIVE_INFINITY) : Math.abs(estimate) / se;
@@ -125,22 +125,5 @@ public final class Sequential {
   /** The standard normal {@code probability} quantile. */
   public static double normalQuantile(double probability) {
     return new NormalDistribution().inverseCumulativeProbability(probability);
-  }
-
-  private static double mean(double[] x) {
-    double s = 0;
-    for (double v : x) {
-      s += v;
-    }
-    return s / x.length;
-  }
-
-  private static double variance(double[] x) {
-    double m = mean(x);
-    double s = 0;
-    for (double v : x) {
-      s += (v - m) * (v - m);
-    }
-    return s / (x.length - 1);
   }
 }
