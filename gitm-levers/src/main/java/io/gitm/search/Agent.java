@@ -204,8 +204,8 @@ public final class Agent {
    * @param outputTolerance the class-B output tolerance for a job without a workload spec (a process job); a
    *     managed workload's own tolerance is used otherwise
    * @param expectedTrial the wall time one trial of the gate's fixed design ({@link Gate.Options#pairs()}) is
-   *     expected to take before any was measured: weighs a lever's extra trial cost in the ranking and, when positive, plans the first trial to end
-   *     before the deadline
+   *     expected to take before any was measured: weighs a lever's extra trial cost in the ranking and, when
+   *     positive, plans the first trial to end before the deadline
    * @param promisingChance the chance of a real gain (at least the gate's minimum) below which an untried lever is
    *     not promising: such levers are skipped once the target is reached
    * @param maxPairs the most pair trials of the second pass (bundles of a deferred lever with its enablers, and the

@@ -42,18 +42,17 @@ import java.util.concurrent.Callable;
  * candidate's output but not in the anchor's are {@link Outcome#NAN_OUTPUT} in every class. The outputs are
  * compared when the trial stops, whatever the test decided.
  *
- * <p>The test is group-sequential ({@link Sequence}, the default): a trial is planned for at most
- * {@link Options#maxPairs()} pairs, the fixed design's {@link Options#pairs()} times the design's inflation (fewer
- * when the caller plans it smaller to fit its time), and looks at the pairs so far every {@link Sequence#lookEvery()}
- * pairs and after the last; {@link Interim} defines the looks. Each look is a
- * t-test of the pairs' log-ratios ({@link Sequential#look}) that may spend its share of alpha, the increment of the
- * spending function {@code t^rho} of the information fraction {@code t} (pairs so far over pairs planned); the
- * trial stops at the first look that shows a gain or a loss at its share, or whose upper confidence bound rules out
- * the minimum gain (futility, with a beta spent linearly). By Boole's inequality the chance of keeping a candidate
- * that does not gain is at most alpha / 2, as for the fixed design's two-sided test, whatever the dependence between
- * the looks; {@code GateSequentialTest} shows by simulation that the error rates hold and that a ×2 gain or a ×0.5
- * loss is decided in at most a third of the fixed design's pairs. The gain is the geometric mean of the pairs' ratios, with the
- * t-interval of the last look.
+ * <p>The test is group-sequential ({@link Sequence}, the default): a trial is planned for at most {@link
+ * Options#maxPairs()} pairs, the fixed design's {@link Options#pairs()} times the design's inflation (fewer when the
+ * caller plans it smaller to fit its time), and looks at the pairs so far every {@link Sequence#lookEvery()} pairs and
+ * after the last; {@link Interim} defines the looks. Each look is a t-test of the pairs' log-ratios ({@link
+ * Sequential#look}) that may spend its share of alpha, the increment of the spending function {@code t^rho} of the
+ * information fraction {@code t} (pairs so far over pairs planned); the trial stops at the first look that shows a gain
+ * or a loss at its share, or whose upper confidence bound rules out the minimum gain (futility, with a beta spent
+ * linearly). By Boole's inequality the chance of keeping a candidate that does not gain is at most alpha / 2, as for
+ * the fixed design's two-sided test, whatever the dependence between the looks; {@code GateSequentialTest} shows by
+ * simulation that the error rates hold and that a ×2 gain or a ×0.5 loss is decided in at most a third of the fixed
+ * design's pairs. The gain is the geometric mean of the pairs' ratios, with the t-interval of the last look.
  *
  * <p>The fixed design ({@link Sequence#FIXED}) looks once, after all pairs: a two-sided Wilcoxon signed-rank test of
  * the pairs below alpha ({@link RankTests}; the unpaired Mann–Whitney U test is computed too and shown in the
@@ -599,8 +598,8 @@ public final class Gate {
     }
 
     /**
-     * Sequential, 8 pairs (at most 10 with the default inflation), 1 warm-up block, 2 sessions per arm when exclusive, alpha 0.05, 95% interval, 2%
-     * minimum gain, 2000 resamples, 2 minutes per block.
+     * Sequential, 8 pairs (at most 10 with the default inflation), 1 warm-up block, 2 sessions per arm when
+     * exclusive, alpha 0.05, 95% interval, 2% minimum gain, 2000 resamples, 2 minutes per block.
      */
     public static Options defaults() {
       return new Options(8, 1, 2, 0.05, 0.95, 0.02, 2000, Duration.ofMinutes(2), 0x5eed_9a7eL,

@@ -412,7 +412,8 @@ public final class Replay {
   /**
    * How much faster a library FP32 GEMM (one that declared no work) runs when a precision change moves FP32 to TF32 or
    * BF16 on tensor cores: measured on the H200 with cuBLAS 13, 5.3× for PyTorch's 8192×4096×4096 GEMMs and about 3.3×
-   * for af2's mixed shapes (docs/evidence/2026-11-30-h200-s3.tar.xz and -s4.tar.xz); 4× is the figure the process levers assume too.
+   * for af2's mixed shapes (docs/evidence/2026-11-30-h200-s3.tar.xz and -s4.tar.xz); 4× is the figure the process
+   * levers assume too.
    */
   static final double LIBRARY_GEMM_TENSOR_CORE_SPEEDUP = 4;
 

@@ -171,11 +171,11 @@ public record SimSpec(HardwareSpec hardware, String preset, String computeCapabi
   }
 
   /**
-   * The lent H200 as {@code gitm calibrate} measured it (docs/evidence/
-   * 2026-11-29-h200.tar.xz!/calibration.json): device copy 4.15e12 B/s, cuBLAS GEMM FP32 50.8, TF32 408.5, BF16 405.7 TFLOP/s (FAST_16BF on
-   * FP32 data), host link pinned 55.3/55.2 GB/s and pageable 8.8/15.1 GB/s (H2D/D2H), launch 4.8 us, events 32 ns;
-   * 132 SMs, 60 MiB L2, 1980 MHz under load. FP16 and FP64 were not measured: datasheet figures as above. INT32:
-   * 64 lanes per SM per clock (Hopper), 132 x 64 x 1.98e9 operations/s.
+   * The lent H200 as {@code gitm calibrate} measured it (docs/evidence/2026-11-29-h200.tar.xz!/calibration.json):
+   * device copy 4.15e12 B/s, cuBLAS GEMM FP32 50.8, TF32 408.5, BF16 405.7 TFLOP/s (FAST_16BF on FP32 data), host link
+   * pinned 55.3/55.2 GB/s and pageable 8.8/15.1 GB/s (H2D/D2H), launch 4.8 us, events 32 ns; 132 SMs, 60 MiB L2, 1980
+   * MHz under load. FP16 and FP64 were not measured: datasheet figures as above. INT32: 64 lanes per SM per clock
+   * (Hopper), 132 x 64 x 1.98e9 operations/s.
    */
   static SimSpec h200() {
     Map<Precision, Double> f = hopperFlops();
