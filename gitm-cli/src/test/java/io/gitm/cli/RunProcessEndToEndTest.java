@@ -155,7 +155,8 @@ class RunProcessEndToEndTest {
   @Test
   void ctrlCDuringARunEndsTheJobsWholeProcessGroupAndWritesTheReport() throws Exception {
     Path job = script("slow.sh", "sleep 600 & echo $! >> children.txt; sleep 0.3; echo 'it/s: 10'; wait");
-    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+    List<String> cmd = new ArrayList<>(SteppedRuns.interruptible());
+    cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), "io.gitm.cli.Main", "run",
         "--budget", "2m", "--target", "15%", "--device", "none", "--scratch", dir.resolve("s").toString(),
         "--workdir", dir.toString(), "--metric-regex", "it/s: ([0-9.]+)", "--higher-is-better", "--timeout", "90s",

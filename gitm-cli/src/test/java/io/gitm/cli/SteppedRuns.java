@@ -124,7 +124,7 @@ final class SteppedRuns {
 
   /** The java command line that runs {@code gitm args} on stepped clocks in a process of its own. */
   static List<String> command(Pause pause, String... args) {
-    List<String> cmd = new ArrayList<>();
+    List<String> cmd = new ArrayList<>(interruptible());
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("--enable-native-access=ALL-UNNAMED");
     cmd.add("-cp");
@@ -135,6 +135,38 @@ final class SteppedRuns {
     }
     cmd.addAll(List.of(args));
     return cmd;
+  }
+
+  /**
+   * The prefix that starts a command with Ctrl-C's default action: {@code env --default-signal=INT} where the host's
+   * {@code env} has it, else nothing. A test JVM started in the background (by a shell without job control, as a CI
+   * runner or {@code ./run-tests &} does) ignores SIGINT, its children inherit that, and a JVM that starts ignoring
+   * SIGINT keeps ignoring it: a Ctrl-C sent to the child would then test nothing.
+   */
+  static List<String> interruptible() {
+    return INTERRUPTIBLE;
+  }
+
+  private static final List<String> INTERRUPTIBLE = probeDefaultSignal();
+
+  private static List<String> probeDefaultSignal() {
+    List<String> prefix = List.of("env", "--default-signal=INT");
+    try {
+      Process p = new ProcessBuilder(concat(prefix, List.of("true"))).redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+      return p.waitFor() == 0 ? prefix : List.of();
+    } catch (IOException e) {
+      return List.of();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return List.of();
+    }
+  }
+
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> out = new ArrayList<>(a);
+    out.addAll(b);
+    return out;
   }
 
   /** {@code [--pause=TRIALS,MILLIS,RUNS,MARKER] gitm-arguments...}: gitm on stepped clocks. */
