@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
@@ -23,10 +24,16 @@ import tools.jackson.databind.JsonNode;
  */
 class RunEndToEndTest {
   /** Real time a test waits at most for a run to reach its pause: only a broken run takes that long. */
-  private static final Duration PATIENCE = Duration.ofMinutes(5);
+  private static final Duration PATIENCE = Duration.ofMinutes(15);
 
   @TempDir
   Path scratch;
+
+  /** The dataset is made once per JVM: each run's set-up verifies it, as on a machine that ran gitm before. */
+  @BeforeEach
+  void seedDatasets() {
+    Datasets.seed(scratch, "hft-lob");
+  }
 
   /** The output of the last gitm process started. */
   private Path log;

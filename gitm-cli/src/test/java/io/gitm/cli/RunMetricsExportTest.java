@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,6 +21,12 @@ import org.junit.jupiter.api.io.TempDir;
 class RunMetricsExportTest {
   @TempDir
   Path scratch;
+
+  /** The dataset is made once per JVM: each run's set-up verifies it, as on a machine that ran gitm before. */
+  @BeforeEach
+  void seedDatasets() {
+    Datasets.seed(scratch, "hft-lob");
+  }
 
   @Test
   void servesTheRunsProgressWhileItRunsAndPushesItsPhasesAndTrials() throws Exception {

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,6 +26,12 @@ import org.junit.jupiter.api.io.TempDir;
 class RunResumeEndToEndTest {
   @TempDir
   Path scratch;
+
+  /** The dataset is made once per JVM: each run's set-up verifies it, as on a machine that ran gitm before. */
+  @BeforeEach
+  void seedDatasets() {
+    Datasets.seed(scratch, "hft-lob");
+  }
 
   private Path log;
 
@@ -131,7 +138,7 @@ class RunResumeEndToEndTest {
   /** The run folder once its journal holds an entry of {@code type} (waiting up to five minutes). */
   private Path waitForEntry(String type) throws Exception {
     Path runs = scratch.resolve("runs");
-    long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+    long deadline = System.nanoTime() + Duration.ofMinutes(15).toNanos();
     while (System.nanoTime() < deadline) {
       if (Files.isDirectory(runs)) {
         try (Stream<Path> s = Files.list(runs)) {

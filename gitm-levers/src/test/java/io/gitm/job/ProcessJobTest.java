@@ -25,6 +25,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Black-box jobs as small bash scripts: process handling, metric parsing, equivalence inputs, orphan-free ends. */
 class ProcessJobTest {
+  /**
+   * How long a test waits for something that must happen (a process to start or end, a thread to return): a bound
+   * that only a hang reaches, however busy the machine is.
+   */
+  private static final Duration LIVENESS = Duration.ofMinutes(2);
+
   @TempDir
   Path dir;
 
@@ -254,7 +260,7 @@ class ProcessJobTest {
         assertThat(j.endedOnOpen()).extracting(ProcessTree.Found::pid)
             .containsExactlyInAnyOrder(root.pid(), child, detached);
       }
-      assertThat(left.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(left.waitFor(LIVENESS.toSeconds(), TimeUnit.SECONDS)).isTrue();
       assertThat(alive(child)).isFalse();
       assertThat(alive(detached)).isFalse();
       assertThat(stranger.isAlive()).as("a process whose start time is not the recorded one").isTrue();
@@ -279,14 +285,14 @@ class ProcessJobTest {
           thrown.set(e);
         }
       });
-      long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      long until = System.nanoTime() + LIVENESS.toNanos();
       while (j.runningGroup().isEmpty() && System.nanoTime() < until) {
         Thread.sleep(20);
       }
       long group = j.runningGroup().orElseThrow();
       Thread.sleep(300);
       t.interrupt();
-      t.join(10_000);
+      t.join(LIVENESS);
       assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
       assertThat(ProcessGroups.members(group)).isEmpty();
     }
@@ -303,13 +309,13 @@ class ProcessJobTest {
         // not expected here
       }
     });
-    long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    long until = System.nanoTime() + LIVENESS.toNanos();
     while (j.runningGroup().isEmpty() && System.nanoTime() < until) {
       Thread.sleep(20);
     }
     long group = j.runningGroup().orElseThrow();
     j.close();
-    t.join(10_000);
+    t.join(LIVENESS);
     assertThat(t.isAlive()).isFalse();
     assertThat(ProcessGroups.members(group)).isEmpty();
   }

@@ -33,7 +33,7 @@ class AgentTest {
   private static final Setup SHIPPED = Setup.shipped();
   private static final LeverContext CONTEXT = new LeverContext(null, null, List.of(), Map.of(), false);
   private static final Agent.Options OPTIONS = Agent.Options.defaults()
-      .withGate(Gate.Options.defaults().withBlockTimeout(Duration.ofSeconds(5)));
+      .withGate(Gate.Options.defaults().withBlockTimeout(Duration.ofSeconds(60)));
 
   private static Result optimize(SyntheticJob job, List<Candidate> candidates) {
     return optimize(job, candidates, OPTIONS);
@@ -115,7 +115,7 @@ class AgentTest {
     // "hang" applies only after "async" and hangs; it is first tried in a bundle with "async". The pair of "async"
     // and "x" is kept later, after which "hang" would apply to the anchor: it must not be tried again.
     SyntheticJob job = new SyntheticJob(3).hangs("hang").interaction(Set.of("async", "x"), 1.15);
-    Agent.Options options = OPTIONS.withGate(OPTIONS.gate().withBlockTimeout(Duration.ofMillis(150)))
+    Agent.Options options = OPTIONS.withGate(OPTIONS.gate().withBlockTimeout(Duration.ofSeconds(2)))
         .withTarget(0.5);
     Result r = optimize(job, List.of(replay(SyntheticLever.a("async"), 1.1), replay(SyntheticLever.a("x"), 1.08),
         replay(SyntheticLever.needing("hang", "async"), 1.05)), options);

@@ -54,6 +54,7 @@ final class SyntheticJob implements Job {
   private final AtomicInteger mostOpen = new AtomicInteger();
   private final AtomicInteger closed = new AtomicInteger();
   private final AtomicInteger interrupted = new AtomicInteger();
+  private final AtomicInteger hangingNow = new AtomicInteger();
   private final Map<Set<String>, Integer> opens = new ConcurrentHashMap<>();
 
   SyntheticJob(long seed) {
@@ -199,6 +200,11 @@ final class SyntheticJob implements Job {
     return interrupted.get();
   }
 
+  /** Blocks that entered a hang and have not been interrupted out of it yet. */
+  int hangingNow() {
+    return hangingNow.get();
+  }
+
   @Override
   public String metric() {
     return higherIsBetter ? "items/s" : "ms";
@@ -249,12 +255,15 @@ final class SyntheticJob implements Job {
       }
       for (String id : levers) {
         if (hanging.contains(id)) {
+          hangingNow.incrementAndGet();
           try {
             new CountDownLatch(1).await();
           } catch (InterruptedException e) {
             interrupted.incrementAndGet();
             Thread.currentThread().interrupt();
             throw new TrialFailure(TrialFailure.Kind.HANG, "interrupted");
+          } finally {
+            hangingNow.decrementAndGet();
           }
         }
         if (crashing.contains(id)) {
