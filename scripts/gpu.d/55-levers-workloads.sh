@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GPU part of the simulator's fidelity table (docs/sim.md): for each workload of GITM_LW (default "af2 kitti
 # hft-lob"), every lever that applies gated alone against the shipped setup on the real device (`gitm levers
-# --measure --json`: interleaved A/B blocks, output digest), each lever's replay prediction beside it. Results in
+# --measure --json`: interleaved A/B blocks, output digest). Results in
 # $GITM_PART_OUT/<workload>-<lever>.json (default $OUT/55-levers-workloads), one command per lever. GITM_LW_PAIRS and
 # GITM_LW_BLOCK set the gate's pairs and block iterations (default: the command's own); GITM_LW_SECONDS (480) ends it.
 set -uo pipefail
