@@ -112,8 +112,9 @@ final class AnalyzeCommand implements Callable<Integer> {
   private record Loaded(Analysis.Result analysis, Ceilings.Choice ceilings) {}
 
   /**
-   * Reads {@code trace} (a .gtrace, a Kineto JSON trace or an nsys export), attaches {@code ncuCsv}'s bytes when given, and analyzes
-   * it with the ceilings of its device; {@code what} prefixes the messages of a trace that cannot be read.
+   * Reads {@code trace} (a .gtrace, a Kineto JSON trace or an nsys export), attaches {@code ncuCsv}'s bytes when
+   * given, and analyzes it with the ceilings of its device; {@code what} prefixes the messages of a trace that cannot
+   * be read.
    */
   private Loaded load(CommandLine cl, Path trace, Path ncuCsv, String what) throws IOException {
     List<TraceRecord> records = new ArrayList<>();
