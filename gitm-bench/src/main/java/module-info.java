@@ -10,6 +10,7 @@ module gitm.bench {
   requires jdk.management;
   requires info.picocli;
   requires jmh.core;
+  requires org.xerial.sqlitejdbc;
 
   // picocli fills in the bench command's options, JMH runs the benchmarks' generated code, both by reflection
   opens io.gitm.bench to info.picocli, jmh.core;

@@ -1,7 +1,7 @@
 /**
- * Traces and the run store: the .gtrace format, Kineto and ncu import, Perfetto export, telemetry sampling, the run
- * store and its S3 sync, and the bindings to the host OS (process groups, CPU affinity). The AWS SDK's jars are
- * automatic modules, named in their manifests.
+ * Traces and the run store: the .gtrace format, Kineto, Nsight Systems (SQLite) and ncu import, Perfetto export,
+ * telemetry sampling, the run store and its S3 sync, and the bindings to the host OS (process groups, CPU affinity).
+ * The AWS SDK's jars are automatic modules, named in their manifests.
  */
 module gitm.trace {
   requires static transitive org.jspecify;
@@ -9,6 +9,7 @@ module gitm.trace {
   requires gitm.stats;
   requires transitive tools.jackson.databind;
   requires tools.jackson.dataformat.csv;
+  requires org.xerial.sqlitejdbc;
   requires software.amazon.awssdk.auth;
   requires software.amazon.awssdk.awscore;
   requires software.amazon.awssdk.core;

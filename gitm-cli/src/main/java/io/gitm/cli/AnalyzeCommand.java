@@ -14,6 +14,7 @@ import io.gitm.trace.TraceDevice;
 import io.gitm.trace.TraceMeta;
 import io.gitm.trace.TraceRecord;
 import io.gitm.tracer.KinetoImporter;
+import io.gitm.tracer.NsysImporter;
 import io.gitm.tracer.TraceReader;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -33,8 +34,8 @@ import picocli.CommandLine;
 /** {@code gitm analyze RUN|TRACE}: invariant violations and ranked causes of a captured trace. */
 @Command(name = "analyze", mixinStandardHelpOptions = true,
     description = "Predict what a captured job should have cost, check the three invariants and rank the causes of"
-        + " the gap. Takes a run folder, a run id from the store, a .gtrace file, or a PyTorch profiler (Kineto)"
-        + " JSON trace.")
+        + " the gap. Takes a run folder, a run id from the store, a .gtrace file, a PyTorch profiler (Kineto)"
+        + " JSON trace, or an Nsight Systems export (.sqlite).")
 final class AnalyzeCommand implements Callable<Integer> {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
@@ -111,8 +112,9 @@ final class AnalyzeCommand implements Callable<Integer> {
   private record Loaded(Analysis.Result analysis, Ceilings.Choice ceilings) {}
 
   /**
-   * Reads {@code trace} (a .gtrace or a Kineto JSON trace), attaches {@code ncuCsv}'s bytes when given, and analyzes
-   * it with the ceilings of its device; {@code what} prefixes the messages of a trace that cannot be read.
+   * Reads {@code trace} (a .gtrace, a Kineto JSON trace or an nsys export), attaches {@code ncuCsv}'s bytes when
+   * given, and analyzes it with the ceilings of its device; {@code what} prefixes the messages of a trace that cannot
+   * be read.
    */
   private Loaded load(CommandLine cl, Path trace, Path ncuCsv, String what) throws IOException {
     List<TraceRecord> records = new ArrayList<>();
@@ -121,7 +123,12 @@ final class AnalyzeCommand implements Callable<Integer> {
     List<String> notes = List.of();
     try {
       Path gtrace = trace;
-      if (TraceFormat.KINETO.matches(trace)) {
+      if (NsysImport.isExport(trace)) {
+        tmp = Files.createTempFile("gitm-analyze-", ".gtrace");
+        Files.delete(tmp);
+        notes = NsysImporter.importTrace(trace, tmp).notes();
+        gtrace = tmp;
+      } else if (TraceFormat.KINETO.matches(trace)) {
         tmp = Files.createTempFile("gitm-analyze-", ".gtrace");
         Files.delete(tmp);
         notes = KinetoImporter.importTrace(trace, tmp).notes();

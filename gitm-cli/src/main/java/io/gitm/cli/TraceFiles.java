@@ -1,6 +1,7 @@
 package io.gitm.cli;
 
 import io.gitm.tracer.KinetoFormatException;
+import io.gitm.tracer.NsysFormatException;
 import io.gitm.tracer.TraceFormatException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -62,6 +63,7 @@ final class TraceFiles {
     return switch (e) {
       case TraceFormatException f -> new CliFailure(input + ": " + f.getMessage() + hintForJson(input, f));
       case KinetoFormatException k -> new CliFailure(input + ": " + k.getMessage());
+      case NsysFormatException n -> new CliFailure(input + ": " + n.getMessage());
       case NoSuchFileException n -> new CliFailure("no such file or folder: " + n.getFile());
       case AccessDeniedException a -> new CliFailure("permission denied: " + a.getFile());
       default -> new CliFailure((output == null ? "cannot read " + input : "cannot convert " + input + " to " + output)

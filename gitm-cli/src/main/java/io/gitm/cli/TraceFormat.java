@@ -14,6 +14,7 @@ import java.util.stream.Stream;
 enum TraceFormat {
   GTRACE("gitm trace", true, ".gtrace"),
   KINETO("PyTorch profiler (Kineto) JSON", true, ".pt.trace.json", ".json", ".json.gz"),
+  NSYS("Nsight Systems export (nsys export --type sqlite)", true, ".sqlite"),
   PERFETTO("Chrome/Perfetto trace-event JSON", false, ".perfetto.json");
 
   private final String title;
@@ -49,7 +50,7 @@ enum TraceFormat {
   static final class Importable implements Iterable<String> {
     @Override
     public Iterator<String> iterator() {
-      return labels(Stream.of(KINETO));
+      return labels(Stream.of(KINETO, NSYS));
     }
   }
 

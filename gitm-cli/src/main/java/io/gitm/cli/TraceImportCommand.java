@@ -14,11 +14,12 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code gitm trace import KINETO.json [-o OUT.gtrace]}. */
+/** {@code gitm trace import KINETO.json|REPORT.sqlite [-o OUT.gtrace]}. */
 @Command(name = "import", mixinStandardHelpOptions = true,
-    description = {"Import a PyTorch profiler (Kineto) JSON trace, plain or .gz, into a gitm trace.",
+    description = {"Import a PyTorch profiler (Kineto) JSON trace, plain or .gz, or an Nsight Systems export (nsys "
+        + "export --type sqlite, found by its SQLite header) into a gitm trace.",
         "GPU kernels, memcpy/memset, CUDA runtime/driver calls (with correlation ids), synchronizations and "
-            + "ProfilerStep markers are imported; fields missing from the trace are counted and reported."})
+            + "ProfilerStep (or NVTX) markers are imported; fields missing from the trace are counted and reported."})
 final class TraceImportCommand implements Callable<Integer> {
   /** The unit of ts/dur on the command line. */
   enum Unit {
@@ -28,7 +29,7 @@ final class TraceImportCommand implements Callable<Integer> {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
-  @Parameters(index = "0", paramLabel = "KINETO_JSON", completionCandidates = TraceFormat.Importable.class,
+  @Parameters(index = "0", paramLabel = "TRACE", completionCandidates = TraceFormat.Importable.class,
       description = "The trace to import: ${COMPLETION-CANDIDATES}.")
   Path input;
 
@@ -48,6 +49,15 @@ final class TraceImportCommand implements Callable<Integer> {
   public Integer call() {
     CommandLine cl = spec.commandLine();
     TraceFiles.requireInput(cl, input);
+    if (NsysImport.isExport(input)) {
+      if (unit != Unit.auto) {
+        throw new CommandLine.ParameterException(cl, "--ts-unit applies to Kineto JSON only: an Nsight Systems"
+            + " export states its times in nanoseconds");
+      }
+      Path nsysOut = output != null ? output : NsysImport.defaultOutput(input);
+      TraceFiles.requireOutput(cl, input, nsysOut);
+      return NsysImport.importAndReport(cl.getOut(), input, nsysOut, json);
+    }
     Path out = output != null ? output : input.resolveSibling(TraceFiles.stripExtensions(
         input.getFileName().toString(), ".gz", ".json", ".pt.trace") + ".gtrace");
     TraceFiles.requireOutput(cl, input, out);

@@ -53,11 +53,13 @@ class HelpTest {
   @Test
   void theTraceCommandsListTheFormatsTheyTake() {
     for (TraceFormat f : TraceFormat.values()) {
-      String help = helpOf(f == TraceFormat.PERFETTO ? "export" : f == TraceFormat.KINETO ? "import" : "info");
+      String help = helpOf(f == TraceFormat.PERFETTO ? "export"
+          : f == TraceFormat.KINETO || f == TraceFormat.NSYS ? "import" : "info");
       assertThat(help).contains(flat(f.label()));
     }
     assertThat(helpOf(null, "analyze")).contains(flat(TraceFormat.GTRACE.label()))
-        .contains(flat(TraceFormat.KINETO.label())).doesNotContain(flat(TraceFormat.PERFETTO.label()));
+        .contains(flat(TraceFormat.KINETO.label())).contains(flat(TraceFormat.NSYS.label()))
+        .doesNotContain(flat(TraceFormat.PERFETTO.label()));
   }
 
   private static String helpOf(String traceCommand) {
