@@ -70,6 +70,12 @@ final class KinetoEvent {
     };
   }
 
+  /** Whether the event becomes a device operation: a kernel, copy or memset. */
+  boolean deviceOperation() {
+    String t = type();
+    return "kernel".equals(t) || "copy".equals(t) || "memset".equals(t);
+  }
+
   boolean onDevice() {
     String t = type();
     return "kernel".equals(t) || "copy".equals(t) || "memset".equals(t) || "sync".equals(t);
