@@ -87,7 +87,8 @@ public final class Analysis {
       diagnostics.add(String.format(java.util.Locale.ROOT, "'%s' ran faster than its lower bound (%s) in %d of %d"
           + " executions (median %.2f× the bound; first: %s): %s or the timestamps are wrong", f.subject(),
           f.basis().label(), f.count(), f.of(), f.ratio(), f.examples().getFirst(), f.basis() == Graph.Basis.MODEL
-              ? "the declared work, the calibrated ceilings" : "the calibrated link rate"));
+              ? "the declared work, the ceilings (" + hw.deviceName() + ")" : "the copy rate of the ceilings ("
+              + hw.deviceName() + ")"));
     }
     if (m.overheadInExecutionsNs() > 0) {
       diagnostics.add(String.format(java.util.Locale.ROOT, "%.3f ms of the tracer's own overhead overlapped device"
