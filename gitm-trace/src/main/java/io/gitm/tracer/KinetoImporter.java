@@ -30,7 +30,8 @@ import java.util.TreeSet;
  * {@code user_annotation} (e.g. {@code ProfilerStep#3}) → marker; {@code overhead} → tracer overhead. Device,
  * stream, correlation, grid, block, registers and shared memory come from {@code args}; the device table from
  * {@code deviceProperties}. The older categories {@code Kernel}, {@code Memcpy}, {@code Memset}, {@code Runtime} and
- * {@code Driver} are accepted too. Other events (CPU ops, Python functions, flows, metadata, instants, CUPTI
+ * {@code Driver} are accepted too, and so are PyTorch 1.8's steps, {@code Operator} events named
+ * {@code ProfilerStep#N} (markers), and {@code args."correlation id"} for {@code args.correlation}. Other events (CPU ops, Python functions, flows, metadata, instants, CUPTI
  * profiler ranges, other accelerators' categories) are counted by category or phase in {@link Result#ignored()} and
  * in the meta attributes {@code kineto.notImported.KEY}, each with what it is ({@link #whyNotImported}).
  *

@@ -126,6 +126,44 @@ class KinetoImporterTest {
   }
 
   @Test
+  void pytorchOneVariantsImportTheirStepsCorrelationsAndDevicesAsTheNewerSpellingsDo() throws Exception {
+    // PyTorch 1.8's Kineto: a bare array, integer µs, every host range an Operator (the steps among them), string
+    // tids ("stream 7"), "external id"; other writers spell the correlation "correlation id"; a dur may be missing
+    Path in = dir.resolve("torch18.json");
+    Files.writeString(in, """
+        [
+          {"ph": "X", "cat": "Operator", "name": "ProfilerStep#4", "pid": 3125, "tid": 3125,
+           "ts": 1637062398455000, "dur": 1000, "args": {"External id": 1}},
+          {"ph": "X", "cat": "Operator", "name": "aten::mm", "pid": 3125, "tid": 3125,
+           "ts": 1637062398455100, "dur": 80, "args": {"External id": 2}},
+          {"ph": "X", "cat": "Runtime", "name": "cudaLaunchKernel", "pid": 3125, "tid": "3125",
+           "ts": 1637062398455150, "dur": 9, "args": {"cbid": 211, "correlation id": 1987, "external id": 2}},
+          {"ph": "X", "cat": "Kernel", "name": "volta_sgemm_128x64_nn", "pid": 0, "tid": "stream 7",
+           "ts": 1637062398455171.25, "args": {"device": 0, "stream": 7, "correlation id": 1987}},
+          {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pinned -> Device)", "pid": 0, "tid": "stream 7",
+           "ts": 1637062398455300, "dur": 2, "args": {"device": 0, "stream": 7, "correlation": 1990, "bytes": 1024}}
+        ]
+        """);
+    KinetoImporter.Result r = KinetoImporter.importTrace(in, dir.resolve("torch18.gtrace"));
+    assertThat(r.records()).containsExactlyInAnyOrderEntriesOf(Map.of("marker", 1L, "api", 1L, "kernel", 1L,
+        "copy", 1L));
+    assertThat(r.ignored()).containsExactly(Map.entry("cat Operator", 1L));
+    assertThat(r.missing()).containsEntry("Kernel: dur", 1L);
+    List<TraceRecord> rs = Samples.readAll(dir.resolve("torch18.gtrace"));
+    long us = 1_000L;
+    assertThat(ofType(rs, MarkerRecord.class)).containsExactly(new MarkerRecord("ProfilerStep#4", 3125,
+        1637062398455000L * us, 1637062398456000L * us));
+    assertThat(ofType(rs, ApiCallRecord.class).getFirst().correlationId()).isEqualTo(1987);
+    KernelRecord k = ofType(rs, KernelRecord.class).getFirst();
+    assertThat(k.correlationId()).isEqualTo(1987);
+    assertThat(k.stream()).isEqualTo(7);
+    assertThat(k.startNs()).isEqualTo(1637062398455171L * us + 250);
+    assertThat(k.durationNs()).isZero();
+    assertThat(ofType(rs, CopyRecord.class).getFirst()).extracting(CopyRecord::kind, CopyRecord::srcKind,
+        CopyRecord::bytes).containsExactly(CopyKind.HTOD, MemoryKind.PINNED, 1024L);
+  }
+
+  @Test
   void nanosecondDisplayAndABaseTimeGivenAfterTheEventsKeepNanosecondPrecision() throws Exception {
     Path out = dir.resolve("ns.gtrace");
     KinetoImporter.Result result = KinetoImporter.importTrace(fixture("kineto-ns-base-at-end.json"), out);
