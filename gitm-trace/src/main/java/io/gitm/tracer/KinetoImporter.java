@@ -31,9 +31,10 @@ import java.util.TreeSet;
  * stream, correlation, grid, block, registers and shared memory come from {@code args}; the device table from
  * {@code deviceProperties}. The older categories {@code Kernel}, {@code Memcpy}, {@code Memset}, {@code Runtime} and
  * {@code Driver} are accepted too, and so are PyTorch 1.8's steps, {@code Operator} events named
- * {@code ProfilerStep#N} (markers), and {@code args."correlation id"} for {@code args.correlation}. Other events (CPU ops, Python functions, flows, metadata, instants, CUPTI
- * profiler ranges, other accelerators' categories) are counted by category or phase in {@link Result#ignored()} and
- * in the meta attributes {@code kineto.notImported.KEY}, each with what it is ({@link #whyNotImported}).
+ * {@code ProfilerStep#N} (markers), and {@code args."correlation id"} for {@code args.correlation}. Other events (CPU
+ * ops, Python functions, flows, metadata, instants, CUPTI profiler ranges, other accelerators' categories) are
+ * counted by category or phase in {@link Result#ignored()} and in the meta attributes {@code kineto.notImported.KEY},
+ * each with what it is ({@link #whyNotImported}).
  *
  * <p>Ids: a device, stream, register or shared-memory figure outside 0 to 2^31-1 (Kineto writes CUPTI's uint32 -1,
  * 4294967295, as the stream of a context or device synchronization) is imported as -1, the model's "none" or
