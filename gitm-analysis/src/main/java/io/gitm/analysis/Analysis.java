@@ -87,7 +87,8 @@ public final class Analysis {
       diagnostics.add(String.format(java.util.Locale.ROOT, "'%s' ran faster than its lower bound (%s) in %d of %d"
           + " executions (median %.2f× the bound; first: %s): %s or the timestamps are wrong", f.subject(),
           f.basis().label(), f.count(), f.of(), f.ratio(), f.examples().getFirst(), f.basis() == Graph.Basis.MODEL
-              ? "the declared work, the calibrated ceilings" : "the calibrated link rate"));
+              ? "the declared work, the ceilings (" + hw.deviceName() + ")" : "the copy rate of the ceilings ("
+              + hw.deviceName() + ")"));
     }
     if (m.overheadInExecutionsNs() > 0) {
       diagnostics.add(String.format(java.util.Locale.ROOT, "%.3f ms of the tracer's own overhead overlapped device"
@@ -173,7 +174,7 @@ public final class Analysis {
   /**
    * Checks the input and returns the records to analyze: device operations on devices the meta does not list are
    * kept (and said), devices the meta lists that no record names are said, state samples whose clock went backwards
-   * are dropped (and said), kernels out of order on their stream or of zero duration are kept (and said, see
+   * are dropped (and said), kernels overlapping in time on their stream or of zero duration are kept (and said, see
    * {@link #streamOrder}), and missing fields are counted.
    */
   static List<TraceRecord> check(TraceMeta meta, List<TraceRecord> trace, List<String> out) {
@@ -262,11 +263,11 @@ public final class Analysis {
   static final int EXAMPLES = 3;
 
   /**
-   * Kernel timestamps per stream: a stream runs one operation at a time, so a kernel that starts before the previous
-   * one on its stream ended (in start order), or that comes in the record order before an earlier-starting one whose
-   * start it precedes by more than that one's duration, means clocks went backwards (or a CUDA graph ran branches
-   * concurrently on one stream); kernels of zero duration had a negative or missing duration in their source. Each is
-   * said with how many and the first few; the records are kept.
+   * Kernel timestamps per stream, judged by time alone (the order of the records in the file says nothing: real
+   * traces list events out of order): a stream runs one operation at a time, so a kernel that starts before an
+   * earlier-starting one on its stream ended means clocks went backwards (or a CUDA graph ran branches concurrently
+   * on one stream); kernels of zero duration had a negative or missing duration in their source. Each is said with
+   * how many and the first few; the records are kept.
    */
   static void streamOrder(List<TraceRecord> trace, List<String> out) {
     Map<Long, List<KernelRecord>> byStream = new java.util.TreeMap<>();
@@ -288,44 +289,38 @@ public final class Analysis {
           + " duration in the source; their kernel time is not meaningful");
     }
     for (List<KernelRecord> ks : byStream.values()) {
-      long backwards = 0;
-      long overlapping = 0;
-      long worstNs = 0;
-      List<String> at = new ArrayList<>();
-      // record order: a start earlier than the previous record's start
-      for (int i = 1; i < ks.size(); i++) {
-        if (ks.get(i).startNs() < ks.get(i - 1).startNs()) {
-          backwards++;
-          worstNs = Math.max(worstNs, ks.get(i - 1).startNs() - ks.get(i).startNs());
-          if (at.size() < EXAMPLES) {
-            at.add(ref(ks.get(i)) + " after " + ref(ks.get(i - 1)));
-          }
+      overlaps(ks, out);
+    }
+  }
+
+  /** The kernels of one stream that start before an earlier-starting one ended, said in one diagnostic. */
+  private static void overlaps(List<KernelRecord> ks, List<String> out) {
+    List<KernelRecord> sorted = new ArrayList<>(ks);
+    sorted.sort(java.util.Comparator.comparingLong(KernelRecord::startNs).thenComparingLong(KernelRecord::endNs));
+    long overlapping = 0;
+    long worstNs = 0;
+    List<String> at = new ArrayList<>();
+    long end = Long.MIN_VALUE;
+    KernelRecord last = null;
+    for (KernelRecord k : sorted) {
+      if (last != null && k.startNs() < end) {
+        overlapping++;
+        worstNs = Math.max(worstNs, end - k.startNs());
+        if (at.size() < EXAMPLES) {
+          at.add(ref(k) + " overlaps " + ref(last));
         }
       }
-      List<KernelRecord> sorted = new ArrayList<>(ks);
-      sorted.sort(java.util.Comparator.comparingLong(KernelRecord::startNs));
-      long end = Long.MIN_VALUE;
-      KernelRecord last = null;
-      for (KernelRecord k : sorted) {
-        if (last != null && k.startNs() < end) {
-          overlapping++;
-          worstNs = Math.max(worstNs, end - k.startNs());
-          if (at.size() < EXAMPLES) {
-            at.add(ref(k) + " overlaps " + ref(last));
-          }
-        }
-        if (k.endNs() > end) {
-          end = k.endNs();
-          last = k;
-        }
+      if (k.endNs() > end) {
+        end = k.endNs();
+        last = k;
       }
-      if (backwards + overlapping > 0) {
-        KernelRecord k = ks.getFirst();
-        out.add("kernel timestamps on device " + k.device() + " stream " + k.stream() + " go backwards: " + backwards
-            + " kernel(s) start before the one recorded ahead of them, " + overlapping + " start before the previous"
-            + " one on the stream ended (by up to " + worstNs + " ns; first: " + String.join("; ", at) + "): the"
-            + " clock went backwards or the stream ran work concurrently; kept, but their times are suspect");
-      }
+    }
+    if (overlapping > 0) {
+      KernelRecord k = ks.getFirst();
+      out.add("kernel timestamps on device " + k.device() + " stream " + k.stream() + " go backwards: " + overlapping
+          + " kernel(s) start before the previous one on the stream ended (by up to " + worstNs + " ns; first: "
+          + String.join("; ", at) + "): the clock went backwards or the stream ran work concurrently; kept, but"
+          + " their times are suspect");
     }
   }
 

@@ -19,7 +19,9 @@ import picocli.CommandLine.Parameters;
     description = {"Import a PyTorch profiler (Kineto) JSON trace, plain or .gz, or an Nsight Systems export (nsys "
         + "export --type sqlite, found by its SQLite header) into a gitm trace.",
         "GPU kernels, memcpy/memset, CUDA runtime/driver calls (with correlation ids), synchronizations and "
-            + "ProfilerStep (or NVTX) markers are imported; fields missing from the trace are counted and reported."})
+            + "ProfilerStep (or NVTX) markers are imported; fields missing from the trace are counted and reported,"
+            + " and so are ids that do not fit (imported as none) and the events not imported, by category.",
+        "A trace without a kernel, memcpy or memset is refused (exit 1), saying what it holds."})
 final class TraceImportCommand implements Callable<Integer> {
   /** The unit of ts/dur on the command line. */
   enum Unit {
@@ -86,6 +88,10 @@ final class TraceImportCommand implements Callable<Integer> {
       m.put("missing", r.missing());
       m.put("skipped", r.skipped());
       m.put("ignored", r.ignored());
+      Map<String, String> why = new LinkedHashMap<>();
+      r.ignored().keySet().forEach(k -> why.put(k, KinetoImporter.whyNotImported(k)));
+      m.put("ignoredWhy", why);
+      m.put("mapped", r.mapped());
       pw.println(Json.write(m));
       return Main.OK;
     }
@@ -96,17 +102,26 @@ final class TraceImportCommand implements Callable<Integer> {
     if (!r.missing().isEmpty()) {
       pw.println("missing fields, stored as unknown: " + Terminal.safe(counts(r.missing())));
     }
+    if (!r.mapped().isEmpty()) {
+      pw.println("ids that do not fit, imported as -1 (none): " + Terminal.safe(counts(r.mapped())));
+    }
     if (!r.skipped().isEmpty()) {
       pw.println("skipped events: " + Terminal.safe(counts(r.skipped())));
     }
     if (!r.ignored().isEmpty()) {
-      pw.println("not imported: " + Terminal.safe(counts(r.ignored())));
+      pw.println("not imported: " + Terminal.safe(notImported(r.ignored())));
     }
     return Main.OK;
   }
 
   private static String device(TraceDevice d) {
     return d.index() + (d.name().isEmpty() ? "" : " " + Terminal.safe(d.name()));
+  }
+
+  /** Events not imported, each with what they are: {@code cat cpu_op 12 (CPU operators)}. */
+  static String notImported(Map<String, Long> m) {
+    return m.entrySet().stream().map(e -> e.getKey() + " " + e.getValue() + " ("
+        + KinetoImporter.whyNotImported(e.getKey()) + ")").collect(Collectors.joining(", "));
   }
 
   private static String counts(Map<String, Long> m) {

@@ -4,6 +4,7 @@ import io.gitm.trace.ClockDomain;
 import io.gitm.trace.CopyKind;
 import io.gitm.trace.TraceDevice;
 import io.gitm.trace.TraceMeta;
+import io.gitm.tracer.KinetoImporter;
 import io.gitm.tracer.TraceSummary;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SortedSet;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine;
@@ -74,8 +76,9 @@ final class TraceInfoCommand implements Callable<Integer> {
     mm.put("clock", meta.clock().name());
     mm.put("deviceKind", meta.kind().name());
     mm.put("devices", meta.devices());
-    mm.put("attributes", new java.util.TreeMap<>(meta.attributes()));
+    mm.put("attributes", new TreeMap<>(meta.attributes()));
     m.put("meta", mm);
+    m.put("notImported", notImported(meta));
     m.put("records", s.records());
     m.put("recordCounts", s.recordCounts());
     m.put("firstNs", s.firstNs());
@@ -123,6 +126,10 @@ final class TraceInfoCommand implements Callable<Integer> {
       out.printf("%s %d%s%s: %s%n", first ? "devices     " : "            ", e.getKey(), name, kind, streams);
       first = false;
     }
+    Map<String, Long> notImported = notImported(meta);
+    if (!notImported.isEmpty()) {
+      out.printf("not imported %s%n", Terminal.safe(TraceImportCommand.notImported(notImported)));
+    }
     out.printf("records      %d: %s%n", s.records(), s.recordCounts().entrySet().stream()
         .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", ")));
     if (s.records() > 0) {
@@ -144,6 +151,21 @@ final class TraceInfoCommand implements Callable<Integer> {
             duration(Math.round(k.meanNs())), abbreviate(Terminal.safe(k.name()), 120));
       }
     }
+  }
+
+  /** The events an importer left out, as it counted them in the meta ({@link KinetoImporter#NOT_IMPORTED}). */
+  static Map<String, Long> notImported(TraceMeta meta) {
+    Map<String, Long> m = new TreeMap<>();
+    meta.attributes().forEach((k, v) -> {
+      if (k.startsWith(KinetoImporter.NOT_IMPORTED)) {
+        try {
+          m.put(k.substring(KinetoImporter.NOT_IMPORTED.length()), Long.parseLong(v));
+        } catch (NumberFormatException e) {
+          // not a count: not one of the importer's
+        }
+      }
+    });
+    return m;
   }
 
   private static String label(CopyKind k) {

@@ -2,6 +2,8 @@ package io.gitm.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gitm.trace.ApiCallRecord;
+import io.gitm.trace.ApiKind;
 import io.gitm.trace.ClockDomain;
 import io.gitm.trace.DeviceKind;
 import io.gitm.trace.Dim3;
@@ -85,11 +87,14 @@ class AnalyzeCommandTest {
   }
 
   @Test
-  void aTraceWithoutKernelsSaysSoAndExitsZero() throws Exception {
-    CliResult r = analyze(kineto("none.json", List.of(0), List.of(launch(1, 0.0))));
-    assertThat(r.code()).as(r.err()).isZero();
-    assertThat(notes(r)).anyMatch(n -> n.startsWith("the trace has no kernel records"));
-    assertThat(r.out()).contains("violations (0)");
+  void aKinetoTraceWithoutDeviceOperationsFailsWithOneLineSayingWhatItHoldsAndWhy() throws Exception {
+    Path trace = kineto("none.json", List.of(0), List.of(launch(1, 0.0)));
+    CliResult r = analyze(trace);
+    assertThat(r.code()).as(r.err()).isEqualTo(1);
+    assertThat(r.err().strip()).isEqualTo("gitm: error: " + trace + ": no device operations to import (no kernel,"
+        + " memcpy or memset event with a timestamp): the profile recorded no CUDA device activity (a CPU-only"
+        + " profile, or ProfilerActivity.CUDA was not among the activities); the trace holds cat cuda_runtime 1");
+    assertThat(r.out()).isEmpty();
     noStackTrace(r);
   }
 
@@ -114,9 +119,9 @@ class AnalyzeCommandTest {
     e.set(7, kernel(K, 7, 4, 2 * 110.0 + 55, 100.0));
     CliResult r = analyze(kineto("back.json", List.of(0), e));
     assertThat(r.code()).as(r.err()).isZero();
-    assertThat(notes(r)).anyMatch(n -> n.startsWith("kernel timestamps on device 0 stream 7 go backwards: 0 kernel(s)"
-        + " start before the one recorded ahead of them, 1 start before the previous one on the stream ended (by up to"
-        + " 50000 ns; first: '" + K + "' corr 4 at 1764457200000275000 ns overlaps '" + K + "' corr 3 at "));
+    assertThat(notes(r)).anyMatch(n -> n.startsWith("kernel timestamps on device 0 stream 7 go backwards: 1 kernel(s)"
+        + " start before the previous one on the stream ended (by up to 50000 ns; first: '" + K + "' corr 4 at"
+        + " 1764457200000275000 ns overlaps '" + K + "' corr 3 at "));
     noStackTrace(r);
   }
 
@@ -282,11 +287,23 @@ class AnalyzeCommandTest {
     assertThat(truncated.errorLine()).startsWith("gitm: error: --baseline: " + cut + ": ");
     noStackTrace(missing);
     noStackTrace(truncated);
-    CliResult empty = analyze(run, "--baseline", kineto("none.json", List.of(0), List.of(launch(1, 0.0))).toString());
+    Path none = kineto("none.json", List.of(0), List.of(launch(1, 0.0)));
+    CliResult unimportable = analyze(run, "--baseline", none.toString());
+    assertThat(unimportable.code()).isEqualTo(Main.FAILURE);
+    assertThat(unimportable.err().lines().toList()).hasSize(1);
+    assertThat(unimportable.errorLine()).startsWith("gitm: error: --baseline: " + none + ": no device operations to"
+        + " import").endsWith("the trace holds cat cuda_runtime 1");
+    Path hostOnly = dir.resolve("host-only.gtrace");
+    try (TraceWriter w = TraceWriter.create(hostOnly, new TraceMeta("test", ClockDomain.HOST_MONOTONIC,
+        List.of(new TraceDevice(0, "NVIDIA H200", "", DeviceKind.REAL)), Map.of()))) {
+      w.write(new ApiCallRecord(ApiKind.LAUNCH, "cudaLaunchKernel", 1, 1, 0, 3_000));
+    }
+    CliResult empty = analyze(run, "--baseline", hostOnly.toString());
     assertThat(empty.code()).isEqualTo(Main.FAILURE);
     assertThat(empty.err().lines().toList()).hasSize(1);
     assertThat(empty.errorLine()).startsWith("gitm: error: --baseline: ")
-        .endsWith("none.json: the baseline has no device operation: nothing to compare");
+        .endsWith("host-only.gtrace: the baseline has no device operation: nothing to compare");
+    noStackTrace(unimportable);
     noStackTrace(empty);
   }
 

@@ -19,11 +19,14 @@ import io.gitm.tracer.TraceReader;
 import io.gitm.tracer.TraceWriter;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
@@ -270,6 +273,59 @@ class TraceCommandTest {
     try (var files = java.nio.file.Files.list(dir)) {
       assertThat(files.map(p -> p.getFileName().toString())).noneMatch(n -> n.endsWith(".tmp"));
     }
+  }
+
+  @Test
+  void badKinetoInputIsOneLineNamingTheFileExitOneAndWritesNothing() throws Exception {
+    Path gz = dir.resolve("cut.pt.trace.json.gz");
+    try (var o = new GZIPOutputStream(Files.newOutputStream(gz))) {
+      o.write(KINETO.getBytes(StandardCharsets.UTF_8));
+    }
+    byte[] whole = Files.readAllBytes(gz);
+    Files.write(gz, Arrays.copyOf(whole, whole.length / 2));
+    Path notATrace = dir.resolve("config.json");
+    Files.writeString(notATrace, "{\"lr\": 0.01, \"layers\": [1, 2]}");
+    Path empty = dir.resolve("empty.json");
+    Files.writeString(empty, "");
+    Path noEvents = dir.resolve("none.json");
+    Files.writeString(noEvents, "{\"schemaVersion\": 1, \"traceEvents\": []}");
+    Map<Path, String> why = new LinkedHashMap<>();
+    why.put(gz, "the file is truncated");
+    why.put(notATrace, "not a Kineto/Chrome trace: no \"traceEvents\" array");
+    why.put(empty, "not a Kineto/Chrome trace: the file is empty");
+    why.put(noEvents, "no device operations to import (no kernel, memcpy or memset event with a timestamp): the"
+        + " trace has no events; the trace holds nothing");
+    Path existing = dir.resolve("existing.gtrace");
+    Files.writeString(existing, "kept");
+    for (Map.Entry<Path, String> e : why.entrySet()) {
+      Path in = e.getKey();
+      for (String[] args : List.of(new String[] {"trace", "import", in.toString()},
+          new String[] {"trace", "import", in.toString(), "-o", existing.toString()},
+          new String[] {"analyze", in.toString(), "--scratch", dir.resolve("store").toString()})) {
+        Run r = gitm(args);
+        assertThat(r.code()).as(String.join(" ", args) + ": " + r.err()).isEqualTo(Main.FAILURE);
+        assertThat(r.err().lines().toList()).as(r.err()).hasSize(1);
+        assertThat(r.err()).startsWith("gitm: error: " + in + ": ").contains(e.getValue());
+        assertThat(r.out()).isEmpty();
+      }
+    }
+    assertThat(Files.readString(existing)).isEqualTo("kept");
+    try (var files = Files.list(dir)) {
+      assertThat(files.map(p -> p.getFileName().toString()).filter(n -> !n.equals("store")))
+          .containsExactlyInAnyOrder("cut.pt.trace.json.gz",
+          "config.json", "empty.json", "none.json", "existing.gtrace");
+    }
+  }
+
+  @Test
+  void infoOfAnImportedTraceNamesTheEventsNotImportedAndWhy() throws Exception {
+    Path in = kineto("k.json");
+    assertThat(gitm("trace", "import", in.toString()).code()).isEqualTo(Main.OK);
+    Run info = gitm("trace", "info", dir.resolve("k.gtrace").toString());
+    assertThat(info.code()).as(info.err()).isEqualTo(Main.OK);
+    assertThat(info.out()).contains("not imported cat cpu_op 1 (CPU operators)");
+    Run json = gitm("trace", "info", dir.resolve("k.gtrace").toString(), "--json");
+    assertThat(Json.MAPPER.readTree(json.out()).get("notImported").get("cat cpu_op").asLong()).isEqualTo(1);
   }
 
   @Test

@@ -1,9 +1,12 @@
 package io.gitm.tracer;
 
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /** One trace event, with the fields the importer reads; reused from event to event. */
 final class KinetoEvent {
+  private static final Pattern PROFILER_STEP = Pattern.compile("ProfilerStep#\\d+");
+
   String ph;
   String cat;
   String name;
@@ -51,14 +54,16 @@ final class KinetoEvent {
   }
 
   void classify() {
-    type = typeOf(ph, cat);
+    type = typeOf(ph, cat, name);
   }
 
-  private static String typeOf(String ph, String cat) {
+  private static String typeOf(String ph, String cat, String name) {
     if (!"X".equals(ph) || cat == null) {
       return null;
     }
     return switch (cat.toLowerCase(Locale.ROOT)) {
+      // PyTorch 1.8 wrote every host-side range as an Operator, the profiler's steps among them
+      case "operator" -> name != null && PROFILER_STEP.matcher(name).matches() ? "marker" : null;
       case "kernel" -> "kernel";
       case "gpu_memcpy", "memcpy" -> "copy";
       case "gpu_memset", "memset" -> "memset";
@@ -68,6 +73,12 @@ final class KinetoEvent {
       case "overhead" -> "overhead";
       default -> null;
     };
+  }
+
+  /** Whether the event becomes a device operation: a kernel, copy or memset. */
+  boolean deviceOperation() {
+    String t = type();
+    return "kernel".equals(t) || "copy".equals(t) || "memset".equals(t);
   }
 
   boolean onDevice() {

@@ -2,7 +2,10 @@ package io.gitm.tracer;
 
 import java.io.IOException;
 
-/** A Kineto (Chrome trace-event) JSON file that is malformed, truncated or not a trace; names the line and column. */
+/**
+ * A Kineto (Chrome trace-event) JSON file that cannot be imported: malformed, truncated, not a trace (each naming the
+ * line and column where the parser could tell), or a trace without a device operation to import.
+ */
 public final class KinetoFormatException extends IOException {
   private final int line;
   private final int column;

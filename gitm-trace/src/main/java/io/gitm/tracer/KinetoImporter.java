@@ -30,8 +30,15 @@ import java.util.TreeSet;
  * {@code user_annotation} (e.g. {@code ProfilerStep#3}) → marker; {@code overhead} → tracer overhead. Device,
  * stream, correlation, grid, block, registers and shared memory come from {@code args}; the device table from
  * {@code deviceProperties}. The older categories {@code Kernel}, {@code Memcpy}, {@code Memset}, {@code Runtime} and
- * {@code Driver} are accepted too. Other events (CPU ops, Python functions, flows, metadata, instants) are counted as
- * ignored.
+ * {@code Driver} are accepted too, and so are PyTorch 1.8's steps, {@code Operator} events named
+ * {@code ProfilerStep#N} (markers), and {@code args."correlation id"} for {@code args.correlation}. Other events (CPU
+ * ops, Python functions, flows, metadata, instants, CUPTI profiler ranges, other accelerators' categories) are
+ * counted by category or phase in {@link Result#ignored()} and in the meta attributes {@code kineto.notImported.KEY},
+ * each with what it is ({@link #whyNotImported}).
+ *
+ * <p>Ids: a device, stream, register or shared-memory figure outside 0 to 2^31-1 (Kineto writes CUPTI's uint32 -1,
+ * 4294967295, as the stream of a context or device synchronization) is imported as -1, the model's "none" or
+ * "unknown", and counted in {@link Result#mapped()}; a grid or block dimension out of that range is missing.
  *
  * <p>Time: {@code ts} and {@code dur} are microseconds (the trace-event format's unit, with up to three decimals, read
  * exactly); {@code displayTimeUnit} only changes how viewers display them. When {@code baseTimeNanoseconds} is present
@@ -47,7 +54,9 @@ import java.util.TreeSet;
  * correlation id, a 1x1x1 grid or block) and is counted in {@link Result#missing()}; an event without {@code ts}
  * is skipped and counted. The file is read twice with a streaming parser: first to check it whole and to find its
  * devices and clock, then to write; a malformed or truncated file gives a {@link KinetoFormatException} naming the
- * line and column, and nothing is written (the writer's temporary file is deleted). The one exception is the one the
+ * line and column, and nothing is written (the writer's temporary file is deleted). So is a trace without a single
+ * device operation (a kernel, memcpy or memset with a timestamp): the exception says which events the trace holds and
+ * why none is usable (a CPU-only profile, CUPTI profiler ranges, another accelerator). The one exception is the one the
  * trace-event format makes: a file in its JSON Array Format ({@code [ {...}, {...},}) may end without its closing
  * bracket after a whole event (early Kineto wrote such files); it imports, with the meta attribute
  * {@code kineto.unterminatedArray}.
@@ -82,19 +91,23 @@ public final class KinetoImporter {
    *
    * @param records records written, by type (as {@link TraceSummary#RECORD_TYPES} names them), only types that occur
    * @param missing fields that were missing, as "category: field" → number of events
-   * @param ignored events not imported, as "ph P" or "cat C" → number of events
+   * @param ignored events not imported, as "ph P" or "cat C" → number of events ({@link #whyNotImported} says what
+   *     they are)
    * @param skipped events of an imported category that could not be imported (no {@code ts}), by reason
+   * @param mapped ids that do not fit the trace model (uint32 -1, -1, or beyond 32 bits), imported as -1 ("none"),
+   *     as "category: field = value" → number of events
    */
   public record Result(Path output, TraceMeta meta, long events, SortedMap<String, Long> records,
-      SortedMap<String, Long> missing, SortedMap<String, Long> ignored, SortedMap<String, Long> skipped) {
+      SortedMap<String, Long> missing, SortedMap<String, Long> ignored, SortedMap<String, Long> skipped,
+      SortedMap<String, Long> mapped) {
     public long recordCount() {
       return records.values().stream().mapToLong(Long::longValue).sum();
     }
 
     /**
      * What the import changed or could not take, one sentence each, for a caller that analyses the imported trace:
-     * negative or missing durations (imported as 0), other missing fields (stored as unknown), skipped events, a
-     * file that ends without closing its array, and a time unit detected as nanoseconds.
+     * negative or missing durations (imported as 0), other missing fields (stored as unknown), ids mapped to "none",
+     * skipped events, a file that ends without closing its array, and a time unit detected as nanoseconds.
      */
     public List<String> notes() {
       List<String> out = new ArrayList<>();
@@ -109,6 +122,7 @@ public final class KinetoImporter {
           default -> n + " " + cat + " event(s) lack " + field + ": stored as unknown";
         });
       });
+      mapped.forEach((key, n) -> out.add(mappedNote(key, n)));
       skipped.forEach((why, n) -> out.add(n + " event(s) skipped (" + why + ")"));
       if ("true".equals(meta.attributes().get("kineto.unterminatedArray"))) {
         out.add("the file ends without closing its event array (accepted by the trace-event format): it may have"
@@ -120,6 +134,32 @@ public final class KinetoImporter {
       }
       return out;
     }
+  }
+
+  /** The meta attribute prefix under which the events not imported are counted, by their key. */
+  public static final String NOT_IMPORTED = "kineto.notImported.";
+
+  /** What the events counted under {@code key} in {@link Result#ignored()} are, and why they are not imported. */
+  public static String whyNotImported(String key) {
+    return KinetoCategories.why(key);
+  }
+
+  /** A note for an id mapped to "none": {@code key} is "category: field = value". */
+  static String mappedNote(String key, long n) {
+    int at = key.indexOf(": ");
+    int eq = key.lastIndexOf(" = ");
+    String cat = at < 0 ? "" : key.substring(0, at);
+    String field = at < 0 || eq < at ? key : key.substring(at + 2, eq);
+    String value = eq < 0 ? "" : key.substring(eq + 3);
+    String what = switch (value) {
+      case "4294967295" -> field.equals("args.stream") && cat.equals("cuda_sync")
+          ? "uint32 -1: a context or device synchronization has no stream" : "uint32 -1, CUPTI's invalid value";
+      case "-1" -> "-1: none";
+      default -> "it does not fit a 32-bit id";
+    };
+    boolean count = field.contains("registers") || field.contains("shared");
+    return n + " " + cat + " event(s) have " + field + " = " + value + " (" + what + "): imported as -1 ("
+        + (count ? "unknown" : "none") + ")";
   }
 
   /** Imports {@code json} into {@code gtrace}, with the time unit found as {@link TimeUnit#AUTO} finds it. */
@@ -138,6 +178,11 @@ public final class KinetoImporter {
       scan = new Scan();
       header = KinetoParser.parse(json, new Times(resolved.digits, false), scan::accept);
     }
+    if (scan.deviceOps == 0) {
+      throw new KinetoFormatException(-1, -1, "no device operations to import (no kernel, memcpy or memset event with"
+          + " a timestamp): " + KinetoCategories.noDeviceOperations(scan.seen, scan.events) + "; the trace holds "
+          + (scan.seen.isEmpty() ? "nothing" : counts(scan.seen)));
+    }
     TraceMeta meta = meta(json, header, scan, resolved, probe.overflowed);
     Converter converter = new Converter(meta.clock() == ClockDomain.UNIX_EPOCH ? header.baseNs : 0);
     TraceWriter writer = TraceWriter.create(gtrace, meta);
@@ -151,7 +196,13 @@ public final class KinetoImporter {
     }
     return new Result(gtrace, meta, scan.events, Collections.unmodifiableSortedMap(converter.records),
         Collections.unmodifiableSortedMap(converter.missing), Collections.unmodifiableSortedMap(scan.ignored),
-        Collections.unmodifiableSortedMap(converter.skipped));
+        Collections.unmodifiableSortedMap(converter.skipped), Collections.unmodifiableSortedMap(converter.mapped));
+  }
+
+  private static String counts(Map<String, Long> m) {
+    StringBuilder sb = new StringBuilder();
+    m.forEach((k, n) -> sb.append(sb.isEmpty() ? "" : ", ").append(k).append(' ').append(n));
+    return sb.toString();
   }
 
   private static TraceMeta meta(Path json, Header h, Scan scan, TimeUnit unit, boolean detected) {
@@ -165,6 +216,7 @@ public final class KinetoImporter {
         && scan.minTsNs >= EPOCH_THRESHOLD_NS);
     Map<String, String> attributes = new TreeMap<>(h.attributes);
     attributes.put("importedFrom", String.valueOf(json.getFileName()));
+    scan.ignored.forEach((key, n) -> attributes.put(NOT_IMPORTED + key, Long.toString(n)));
     attributes.put("kineto.timeUnit", (unit == TimeUnit.NANOSECONDS ? "ns" : "us")
         + (detected ? " (detected: the times do not fit as microseconds)" : ""));
     return new TraceMeta("kineto", absolute ? ClockDomain.UNIX_EPOCH : ClockDomain.HOST_MONOTONIC, devices,

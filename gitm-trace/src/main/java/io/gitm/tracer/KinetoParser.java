@@ -239,7 +239,7 @@ final class KinetoParser {
           e.hasStream = x != null;
           e.stream = x == null ? 0 : x;
         }
-        case "correlation" -> {
+        case "correlation", "correlation id", "correlationId" -> {
           Long x = integer(p, v);
           e.hasCorrelation = x != null;
           e.correlation = x == null ? 0 : x;
@@ -282,10 +282,10 @@ final class KinetoParser {
       scalars(p, "", props);
       String id = props.get("id");
       Long index = id == null ? null : parseLong(id);
-      if (index == null) {
+      if (index == null || !fits(index)) {
         continue;
       }
-      h.deviceNames.put(narrow(index, "deviceProperties.id"), props.getOrDefault("name", ""));
+      h.deviceNames.put((int) (long) index, props.getOrDefault("name", ""));
       props.forEach((k, v) -> {
         if (!k.equals("id")) {
           h.attributes.put("kineto.device." + index + "." + k, v);
@@ -352,21 +352,18 @@ final class KinetoParser {
     JsonToken x;
     while ((x = p.nextToken()) != JsonToken.END_ARRAY) {
       Long i = integer(p, x);
-      if (i == null || n == 3) {
+      if (i == null || n >= 3 || !fits(i)) {
         n = 4;
         continue;
       }
-      v[n++] = narrow(i, "grid/block dimension");
+      v[n++] = (int) (long) i;
     }
     return n == 3 ? v : null;
   }
 
-  /** A 32-bit field of the trace model; a value outside that range is a malformed trace, never silently cut. */
-  static int narrow(long v, String field) {
-    if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException("args." + field + " = " + v + " does not fit the trace model's 32-bit field");
-    }
-    return (int) v;
+  /** Whether {@code v} is a valid id of the trace model's 32-bit fields: 0 to {@link Integer#MAX_VALUE}. */
+  static boolean fits(long v) {
+    return v >= 0 && v <= Integer.MAX_VALUE;
   }
 
   /** A time field, exactly, in nanoseconds. */

@@ -1,6 +1,6 @@
 package io.gitm.tracer;
 
-import static io.gitm.tracer.KinetoParser.narrow;
+import static io.gitm.tracer.KinetoParser.fits;
 
 import io.gitm.trace.ApiCallRecord;
 import io.gitm.trace.ApiKinds;
@@ -37,29 +37,45 @@ final class KinetoRecords {
 
   private KinetoRecords() {}
 
-  /** The first pass: counts events, finds devices, the earliest time and what will be ignored. */
+  /**
+   * The first pass: counts events, finds devices, the earliest time, what will be ignored and how many device
+   * operations (kernels, copies, memsets with a timestamp) there are.
+   */
   static final class Scan {
     final SortedSet<Integer> devices = new TreeSet<>();
     final SortedMap<String, Long> ignored = new TreeMap<>();
+    /** Events by {@link #key}, imported or not: what the trace holds. */
+    final SortedMap<String, Long> seen = new TreeMap<>();
     long events;
+    long deviceOps;
     long minTsNs = Long.MAX_VALUE;
 
     void accept(KinetoEvent e) {
       events++;
+      String key = key(e);
+      seen.merge(key, 1L, Long::sum);
       String type = e.type();
       if (type == null) {
-        ignored.merge(!"X".equals(e.ph) ? "ph " + e.ph : "cat " + e.cat, 1L, Long::sum);
+        ignored.merge(key, 1L, Long::sum);
         return;
       }
       if (e.hasTs) {
         minTsNs = Math.min(minTsNs, e.tsNs);
+        if (e.deviceOperation()) {
+          deviceOps++;
+        }
       }
       if (e.onDevice()) {
         Long d = e.deviceId();
-        if (d != null) {
-          devices.add(narrow(d, "device"));
+        if (d != null && fits(d)) {
+          devices.add((int) (long) d);
         }
       }
+    }
+
+    /** How an event is counted: {@code cat C} for a complete event, else {@code ph P}. */
+    static String key(KinetoEvent e) {
+      return !"X".equals(e.ph) ? "ph " + e.ph : "cat " + e.cat;
     }
   }
 
@@ -69,6 +85,8 @@ final class KinetoRecords {
     final SortedMap<String, Long> records = new TreeMap<>();
     final SortedMap<String, Long> missing = new TreeMap<>();
     final SortedMap<String, Long> skipped = new TreeMap<>();
+    /** Ids that do not fit the trace model, as "category: field = value" → number of events. */
+    final SortedMap<String, Long> mapped = new TreeMap<>();
     TraceWriter writer;
 
     Converter(long baseNs) {
@@ -120,9 +138,10 @@ final class KinetoRecords {
       return switch (type) {
         case "kernel" -> new KernelRecord(name.isEmpty() ? "(unnamed kernel)" : name, device(e), stream(e),
             correlation(e), start, end, dim(e, e.grid, "grid"), dim(e, e.block, "block"),
-            e.hasRegisters ? narrow(e.registers, "registers per thread") : missingInt(cat, "args.registers per thread"),
-            e.hasShared ? narrow(e.shared, "shared memory") : missingInt(cat, "args.shared memory"),
-            e.hasShared ? 0 : -1);
+            e.hasRegisters ? id(e, "args.registers per thread", e.registers)
+                : missingInt(cat, "args.registers per thread"),
+            e.hasShared ? id(e, "args.shared memory", e.shared) : missingInt(cat, "args.shared memory"),
+            e.hasShared && fits(e.shared) ? 0 : -1);
         case "copy" -> copy(e, name, start, end);
         case "memset" -> new MemsetRecord(bytes(e), 0, memoryKindInParens(e, name), device(e), stream(e),
             correlation(e), start, end);
@@ -189,15 +208,31 @@ final class KinetoRecords {
       if (!e.hasDevice && !e.hasInDevice) {
         missing(e.cat, "args.device");
       }
-      return d == null ? 0 : narrow(d, "device");
+      if (d == null) {
+        return 0;
+      }
+      return id(e, e.hasDevice ? "args.device" : e.hasInDevice ? "args.inDevice" : "pid", d);
     }
 
     private int stream(KinetoEvent e) {
       if (e.hasStream) {
-        return narrow(e.stream, "stream");
+        return id(e, "args.stream", e.stream);
       }
       missing(e.cat, "args.stream");
-      return e.hasTid ? narrow(e.tid, "tid") : -1;
+      return e.hasTid ? id(e, "tid", e.tid) : -1;
+    }
+
+    /**
+     * An id or count of the trace model's 32-bit fields; a value outside 0 to 2^31-1 (Kineto writes CUPTI's
+     * uint32 -1, 4294967295, as the stream of a context or device synchronization, and -1 elsewhere) becomes -1,
+     * the model's "none" or "unknown", and is counted in {@link #mapped}.
+     */
+    private int id(KinetoEvent e, String field, long v) {
+      if (fits(v)) {
+        return (int) v;
+      }
+      mapped.merge(e.cat + ": " + field + " = " + v, 1L, Long::sum);
+      return -1;
     }
 
     private long correlation(KinetoEvent e) {

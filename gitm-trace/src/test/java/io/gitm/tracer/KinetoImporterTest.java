@@ -126,6 +126,44 @@ class KinetoImporterTest {
   }
 
   @Test
+  void pytorchOneVariantsImportTheirStepsCorrelationsAndDevicesAsTheNewerSpellingsDo() throws Exception {
+    // PyTorch 1.8's Kineto: a bare array, integer µs, every host range an Operator (the steps among them), string
+    // tids ("stream 7"), "external id"; other writers spell the correlation "correlation id"; a dur may be missing
+    Path in = dir.resolve("torch18.json");
+    Files.writeString(in, """
+        [
+          {"ph": "X", "cat": "Operator", "name": "ProfilerStep#4", "pid": 3125, "tid": 3125,
+           "ts": 1637062398455000, "dur": 1000, "args": {"External id": 1}},
+          {"ph": "X", "cat": "Operator", "name": "aten::mm", "pid": 3125, "tid": 3125,
+           "ts": 1637062398455100, "dur": 80, "args": {"External id": 2}},
+          {"ph": "X", "cat": "Runtime", "name": "cudaLaunchKernel", "pid": 3125, "tid": "3125",
+           "ts": 1637062398455150, "dur": 9, "args": {"cbid": 211, "correlation id": 1987, "external id": 2}},
+          {"ph": "X", "cat": "Kernel", "name": "volta_sgemm_128x64_nn", "pid": 0, "tid": "stream 7",
+           "ts": 1637062398455171.25, "args": {"device": 0, "stream": 7, "correlation id": 1987}},
+          {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pinned -> Device)", "pid": 0, "tid": "stream 7",
+           "ts": 1637062398455300, "dur": 2, "args": {"device": 0, "stream": 7, "correlation": 1990, "bytes": 1024}}
+        ]
+        """);
+    KinetoImporter.Result r = KinetoImporter.importTrace(in, dir.resolve("torch18.gtrace"));
+    assertThat(r.records()).containsExactlyInAnyOrderEntriesOf(Map.of("marker", 1L, "api", 1L, "kernel", 1L,
+        "copy", 1L));
+    assertThat(r.ignored()).containsExactly(Map.entry("cat Operator", 1L));
+    assertThat(r.missing()).containsEntry("Kernel: dur", 1L);
+    List<TraceRecord> rs = Samples.readAll(dir.resolve("torch18.gtrace"));
+    long us = 1_000L;
+    assertThat(ofType(rs, MarkerRecord.class)).containsExactly(new MarkerRecord("ProfilerStep#4", 3125,
+        1637062398455000L * us, 1637062398456000L * us));
+    assertThat(ofType(rs, ApiCallRecord.class).getFirst().correlationId()).isEqualTo(1987);
+    KernelRecord k = ofType(rs, KernelRecord.class).getFirst();
+    assertThat(k.correlationId()).isEqualTo(1987);
+    assertThat(k.stream()).isEqualTo(7);
+    assertThat(k.startNs()).isEqualTo(1637062398455171L * us + 250);
+    assertThat(k.durationNs()).isZero();
+    assertThat(ofType(rs, CopyRecord.class).getFirst()).extracting(CopyRecord::kind, CopyRecord::srcKind,
+        CopyRecord::bytes).containsExactly(CopyKind.HTOD, MemoryKind.PINNED, 1024L);
+  }
+
+  @Test
   void nanosecondDisplayAndABaseTimeGivenAfterTheEventsKeepNanosecondPrecision() throws Exception {
     Path out = dir.resolve("ns.gtrace");
     KinetoImporter.Result result = KinetoImporter.importTrace(fixture("kineto-ns-base-at-end.json"), out);
@@ -310,19 +348,134 @@ class KinetoImporterTest {
   }
 
   @Test
-  void anIdBeyondThirtyTwoBitsIsAnErrorNotASilentlyCutValue() throws Exception {
+  void anIdBeyondThirtyTwoBitsIsImportedAsNoneAndCountedNotSilentlyCut() throws Exception {
     Path in = dir.resolve("wide.json");
     Path out = dir.resolve("wide.gtrace");
     Files.writeString(in, """
         {"traceEvents": [
           {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 1,
-           "args": {"device": 99999999999, "stream": 7, "correlation": 1}}
+           "args": {"device": 99999999999, "stream": 7, "correlation": 1, "registers per thread": 4294967296,
+                    "shared memory": -1, "grid": [4294967297, 1, 1], "block": [1, 2, 3, 4, 5]}}
         ]}
         """);
-    assertThatThrownBy(() -> KinetoImporter.importTrace(in, out)).isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("args.device = 99999999999");
-    assertThat(out).doesNotExist();
-    assertThat(TmpFiles.of(dir, "wide.gtrace")).isEmpty();
+    KinetoImporter.Result r = KinetoImporter.importTrace(in, out);
+    KernelRecord k = ofType(Samples.readAll(out), KernelRecord.class).getFirst();
+    assertThat(k.device()).isEqualTo(-1);
+    assertThat(k.stream()).isEqualTo(7);
+    assertThat(k.registersPerThread()).isEqualTo(-1);
+    assertThat(k.staticSharedBytes()).isEqualTo(-1);
+    assertThat(k.dynamicSharedBytes()).isEqualTo(-1);
+    assertThat(k.grid()).isEqualTo(Dim3.ONE);
+    assertThat(r.mapped()).containsExactlyInAnyOrderEntriesOf(Map.of("kernel: args.device = 99999999999", 1L,
+        "kernel: args.registers per thread = 4294967296", 1L, "kernel: args.shared memory = -1", 1L));
+    assertThat(k.block()).isEqualTo(Dim3.ONE);
+    assertThat(r.missing()).containsEntry("kernel: args.grid", 1L).containsEntry("kernel: args.block", 1L);
+    assertThat(r.meta().devices()).isEmpty();
+    assertThat(r.notes()).contains("1 kernel event(s) have args.device = 99999999999 (it does not fit a 32-bit id):"
+        + " imported as -1 (none)", "1 kernel event(s) have args.shared memory = -1 (-1: none): imported as -1"
+        + " (unknown)");
+  }
+
+  @Test
+  void aContextSyncWhoseStreamIsUint32MinusOneImportsWithStreamNoneAndANote() throws Exception {
+    // as Kineto writes a context synchronization: CUPTI's uint32 -1 as args.stream, int32 -1 as tid
+    Path in = dir.resolve("sync.json");
+    Path out = dir.resolve("sync.gtrace");
+    Files.writeString(in, """
+        {"traceEvents": [
+          {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 1,
+           "args": {"device": 0, "stream": 7, "correlation": 1}},
+          {"ph": "X", "cat": "cuda_sync", "name": "Context Sync", "pid": 0, "tid": -1, "ts": 2, "dur": 5,
+           "args": {"cuda_sync_kind": "Context Sync", "stream": 4294967295, "correlation": 2, "device": 0,
+                    "context": 1}},
+          {"ph": "X", "cat": "cuda_sync", "name": "Event Sync", "pid": 0, "tid": -1, "ts": 8, "dur": 1,
+           "args": {"cuda_sync_kind": "Event Sync", "wait_on_stream": -1, "stream": -1, "correlation": 3,
+                    "device": 0}}
+        ]}
+        """);
+    KinetoImporter.Result r = KinetoImporter.importTrace(in, out);
+    assertThat(ofType(Samples.readAll(out), SyncRecord.class)).containsExactly(
+        new SyncRecord(SyncKind.CONTEXT, 0, -1, 2, 2_000, 7_000), new SyncRecord(SyncKind.EVENT, 0, -1, 3, 8_000,
+            9_000));
+    assertThat(r.mapped()).containsExactlyInAnyOrderEntriesOf(Map.of("cuda_sync: args.stream = 4294967295", 1L,
+        "cuda_sync: args.stream = -1", 1L));
+    assertThat(r.notes()).contains("1 cuda_sync event(s) have args.stream = 4294967295 (uint32 -1: a context or"
+        + " device synchronization has no stream): imported as -1 (none)");
+  }
+
+  @Test
+  void aTraceWithoutDeviceOperationsIsRefusedNamingWhatItHoldsAndWhyAndWritesNothing() throws Exception {
+    Path out = dir.resolve("keep.gtrace");
+    Samples.write(out, Samples.META, Samples.everyType());
+    byte[] before = Files.readAllBytes(out);
+    assertThat(refusal(out, """
+        {"traceEvents": [
+          {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 5},
+          {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 7, "dur": 5},
+          {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 20},
+          {"ph": "X", "cat": "cuda_runtime", "name": "cudaGetDevice", "pid": 1, "tid": 1, "ts": 2, "dur": 1}
+        ]}""")).isEqualTo("no device operations to import (no kernel, memcpy or memset event with a timestamp): the"
+        + " profile recorded no CUDA device activity (a CPU-only profile, or ProfilerActivity.CUDA was not among the"
+        + " activities); the trace holds cat cpu_op 2, cat cuda_runtime 1, cat user_annotation 1");
+    assertThat(refusal(out, """
+        {"traceEvents": [
+          {"ph": "X", "cat": "cuda_profiler_range", "name": "range 0", "pid": 0, "tid": 7, "ts": 1, "dur": 5},
+          {"ph": "X", "cat": "cuda_profiler_range", "name": "range 1", "pid": 0, "tid": 7, "ts": 9, "dur": 5},
+          {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 5}
+        ]}""")).contains("its device events are CUPTI profiler ranges (cuda_profiler_range), which are not operations;"
+        + " the trace holds cat cpu_op 1, cat cuda_profiler_range 2");
+    assertThat(refusal(out, """
+        {"traceEvents": [
+          {"ph": "X", "cat": "mtia_runtime", "name": "launch", "pid": 1, "tid": 1, "ts": 1, "dur": 5},
+          {"ph": "i", "cat": "cpu_instant_event", "name": "[memory]", "pid": 1, "tid": 1, "ts": 1}
+        ]}""")).contains("its device events are another accelerator's (cat mtia_runtime), which gitm does not model;"
+        + " the trace holds cat mtia_runtime 1, ph i 1");
+    assertThat(refusal(out, """
+        {"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "dur": 5}]}"""))
+        .contains("its kernel, memcpy and memset events have no \"ts\"; the trace holds cat kernel 1");
+    assertThat(refusal(out, "{\"traceEvents\": []}")).isEqualTo("no device operations to import (no kernel, memcpy"
+        + " or memset event with a timestamp): the trace has no events; the trace holds nothing");
+    assertThat(Files.readAllBytes(out)).isEqualTo(before);
+    assertThat(TmpFiles.of(dir, "keep.gtrace")).isEmpty();
+  }
+
+  private String refusal(Path out, String trace) throws IOException {
+    Path in = Files.createTempFile(dir, "trace-", ".json");
+    Files.writeString(in, trace);
+    try {
+      KinetoImporter.importTrace(in, out);
+    } catch (KinetoFormatException e) {
+      return e.getMessage();
+    }
+    throw new AssertionError("imported: " + trace);
+  }
+
+  @Test
+  void eventsNotImportedAreCountedByCategoryNamedAndKeptInTheMeta() throws Exception {
+    Path in = dir.resolve("cats.json");
+    Files.writeString(in, """
+        {"traceEvents": [
+          {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 1, "args": {"stream": 7}},
+          {"ph": "X", "cat": "cuda_profiler_range", "name": "range 0", "pid": 0, "tid": 7, "ts": 1, "dur": 5},
+          {"ph": "X", "cat": "my_tool", "name": "phase", "pid": 1, "tid": 1, "ts": 1, "dur": 5},
+          {"ph": "X", "cat": "xpu_runtime", "name": "zeCommandListAppendLaunchKernel", "pid": 1, "tid": 1, "ts": 1,
+           "dur": 5},
+          {"ph": "s", "cat": "ac2g", "name": "", "id": 1, "pid": 1, "tid": 1, "ts": 1},
+          {"ph": "f", "cat": "ac2g", "name": "", "id": 1, "pid": 0, "tid": 7, "ts": 1, "bp": "e"}
+        ]}
+        """);
+    KinetoImporter.Result r = KinetoImporter.importTrace(in, dir.resolve("cats.gtrace"));
+    assertThat(r.ignored()).containsExactlyInAnyOrderEntriesOf(Map.of("cat cuda_profiler_range", 1L, "cat my_tool",
+        1L, "cat xpu_runtime", 1L, "ph s", 1L, "ph f", 1L));
+    assertThat(Samples.readMeta(dir.resolve("cats.gtrace")).attributes()).containsEntry(
+        "kineto.notImported.cat cuda_profiler_range", "1").containsEntry("kineto.notImported.cat my_tool", "1")
+        .containsEntry("kineto.notImported.ph s", "1");
+    assertThat(KinetoImporter.whyNotImported("cat cuda_profiler_range")).isEqualTo("CUPTI profiler ranges: measured"
+        + " ranges, not device operations");
+    assertThat(KinetoImporter.whyNotImported("cat my_tool")).isEqualTo("a category the importer does not know");
+    assertThat(KinetoImporter.whyNotImported("cat xpu_runtime")).isEqualTo("another accelerator's events, which"
+        + " gitm does not model");
+    assertThat(KinetoImporter.whyNotImported("ph s")).startsWith("flow starts (ac2g");
   }
 
   @Test
@@ -427,10 +580,11 @@ class KinetoImporterTest {
     Path in = dir.resolve("array.json");
     Files.writeString(in, """
         [{"ph": "X", "cat": "cuda_runtime", "name": "cudaFree", "pid": 1, "tid": 2, "ts": 3, "dur": 4,
-          "args": {"correlation": 5}}]
+          "args": {"correlation": 5}},
+         {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 8, "dur": 1, "args": {"stream": 7}}]
         """);
     KinetoImporter.importTrace(in, dir.resolve("o.gtrace"));
-    assertThat(Samples.readAll(dir.resolve("o.gtrace"))).containsExactly(new ApiCallRecord(ApiKind.FREE, "cudaFree",
-        2, 5, 3_000, 7_000));
+    assertThat(ofType(Samples.readAll(dir.resolve("o.gtrace")), ApiCallRecord.class)).containsExactly(
+        new ApiCallRecord(ApiKind.FREE, "cudaFree", 2, 5, 3_000, 7_000));
   }
 }

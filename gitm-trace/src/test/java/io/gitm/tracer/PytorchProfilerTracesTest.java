@@ -1,16 +1,20 @@
 package io.gitm.tracer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gitm.trace.ApiCallRecord;
 import io.gitm.trace.CopyRecord;
 import io.gitm.trace.KernelRecord;
 import io.gitm.trace.MemsetRecord;
 import io.gitm.trace.TraceRecord;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -56,5 +60,37 @@ class PytorchProfilerTracesTest {
       }
     });
     assertThat(seen).containsExactlyElementsOf(Arrays.stream(streams.split(" ")).map(Integer::valueOf).toList());
+  }
+
+  @Test
+  void theEventsARealTraceDoesNotImportAreCountedByCategoryInTheMeta() throws Exception {
+    // counted with Python: phase X events by category outside the imported ones, other events by phase
+    Path gtrace = tmp.resolve("mlp.gtrace");
+    KinetoImporter.Result r = KinetoImporter.importTrace(RealTraceFixturesTest.resource(
+        "kineto/single-stream-mlp.pt.trace.json.gz"), gtrace);
+    Map<String, Long> expected = Map.of("cat Trace", 1L, "cat cpu_op", 1218L, "cat gpu_user_annotation", 26L,
+        "ph M", 60L, "ph f", 303L, "ph i", 2L, "ph s", 300L);
+    assertThat(r.ignored()).containsExactlyInAnyOrderEntriesOf(expected);
+    try (TraceReader reader = TraceReader.open(gtrace)) {
+      expected.forEach((k, n) -> assertThat(reader.meta().attributes())
+          .containsEntry(KinetoImporter.NOT_IMPORTED + k, Long.toString(n)));
+    }
+  }
+
+  /**
+   * A CPU-only profile recorded here with Debian's PyTorch 1.13, built without Kineto (scripts/kineto_cpu_traces.py,
+   * {@code tracer/real/kineto-torch1.13-cpu/manifest.json}): the legacy profiler's bare array of 434 complete events
+   * without a category (counted with Python), nothing a device ran.
+   */
+  @Test
+  void aCpuOnlyProfileOfPytorch113IsRefusedSayingWhatItHoldsAndWritesNothing() throws Exception {
+    Path gtrace = tmp.resolve("cpu.gtrace");
+    assertThatThrownBy(() -> KinetoImporter.importTrace(RealTraceFixturesTest.resource(
+        "kineto-torch1.13-cpu/cpu-mlp.pt.trace.json.gz"), gtrace)).isInstanceOf(KinetoFormatException.class)
+        .hasMessage("no device operations to import (no kernel, memcpy or memset event with a timestamp): its events"
+            + " have no category: the legacy autograd profiler's format (a PyTorch built without Kineto), which"
+            + " records no CUDA activity; the trace holds cat null 434");
+    assertThat(gtrace).doesNotExist();
+    assertThat(Files.list(tmp)).isEmpty();
   }
 }

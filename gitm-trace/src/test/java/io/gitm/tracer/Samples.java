@@ -103,6 +103,12 @@ final class Samples {
     return out;
   }
 
+  static TraceMeta readMeta(Path file) throws IOException {
+    try (TraceReader r = TraceReader.open(file)) {
+      return r.meta();
+    }
+  }
+
   static List<TraceRecord> kernels(int n) {
     String[] names = {"ampere_sgemm_128x64_nn", "void at::native::vectorized_elementwise_kernel<4>",
         "volta_fp16_s884gemm", "softmax_warp_forward", "nccl:all_reduce"};
