@@ -27,7 +27,8 @@ import java.util.function.Function;
 
 /**
  * Each breakdown tied to the causes the attribution ranked: for a figure, the causes that can produce it, and of
- * those the ones the analysis found, in their rank, with the levers that address the first.
+ * those the ones the analysis found, in their rank, with the levers that address the first. Figures of no time are
+ * left out.
  */
 public final class Ties {
   private Ties() {}
@@ -55,6 +56,9 @@ public final class Ties {
 
   /** A ranked cause: its rank among the hypotheses and its effect (share of the span). */
   public record Found(int rank, Cause cause, double effect) {}
+
+  /** The levers a tie names, the catalogue's first that address its cause. */
+  static final int LEVERS = 3;
 
   /** The causes that can make each figure large. */
   static final List<Cause> IDLE = List.of(LAUNCH_BOUND_HOST, SYNCHRONOUS_HOST_CALLS, ALLOCATOR_STALL,
@@ -110,6 +114,7 @@ public final class Ties {
       out.add(withSummary(q, String.format(Locale.ROOT, "queue length: at most %.1f operation(s) queued per stream"
           + " at the median, the host barely keeps ahead of the device", most), levers));
     }
+    out.removeIf(x -> x.ns() == 0 && !x.figure().equals("queue length"));
     return out;
   }
 
@@ -127,7 +132,8 @@ public final class Ties {
           + ": no ranked cause explains it (it could be " + String.join(", ", names) + ")");
     }
     Found f = t.found().getFirst();
-    List<String> ls = levers.apply(f.cause());
+    List<String> all = levers.apply(f.cause());
+    List<String> ls = all.subList(0, Math.min(LEVERS, all.size()));
     StringBuilder s = new StringBuilder(head).append(": ").append(f.cause().label()).append(String.format(Locale.ROOT,
         " (cause #%d, %.1f%% of the span)", f.rank(), 100 * f.effect()));
     for (Found more : t.found().subList(1, t.found().size())) {
@@ -135,6 +141,7 @@ public final class Ties {
     }
     if (!ls.isEmpty()) {
       s.append("; ").append(ls.size() == 1 ? "lever " : "levers ").append(String.join(", ", ls))
+          .append(all.size() > ls.size() ? " and " + (all.size() - ls.size()) + " more" : "")
           .append(ls.size() == 1 ? " addresses it" : " address it");
     }
     return new Tie(t.figure(), t.ns(), t.share(), t.of(), t.candidates(), t.found(), ls, s.toString());
