@@ -148,8 +148,8 @@ final class BreakdownOutput {
           ms(s.kernelWaitNs()), Breakdown.KERNEL_WAIT_THRESHOLD_NS / 1e3, ms(s.otherNs()), s.gaps());
     }
     for (QueueLength q : b.queues().subList(0, Math.min(LISTED, b.queues().size()))) {
-      out.printf(Locale.ROOT, "  queue length  device %d stream %d: mean %.2f, min %d, quartiles %.2f / %.2f / %.2f, max"
-          + " %d (%d change points)%n", q.device(), q.stream(), q.mean(), q.min(), q.p25(), q.p50(), q.p75(),
+      out.printf(Locale.ROOT, "  queue length  device %d stream %d: mean %.2f, min %d, quartiles %.2f / %.2f / %.2f,"
+          + " max %d (%d change points)%n", q.device(), q.stream(), q.mean(), q.min(), q.p25(), q.p50(), q.p75(),
           q.max(), q.samples());
     }
     int more = Math.max(0, b.idle().size() - LISTED);

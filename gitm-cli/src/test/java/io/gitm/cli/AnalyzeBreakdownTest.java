@@ -18,7 +18,11 @@ class AnalyzeBreakdownTest {
   Path dir;
 
   private CliResult analyze(String... more) throws Exception {
-    Path trace = Fixtures.file("/tracer/real/kineto/two-streams.pt.trace.json.gz");
+    return analyze("two-streams", more);
+  }
+
+  private CliResult analyze(String job, String... more) throws Exception {
+    Path trace = Fixtures.file("/tracer/real/kineto/" + job + ".pt.trace.json.gz");
     String[] args = new String[4 + more.length];
     args[0] = "analyze";
     args[1] = trace.toString();
@@ -56,6 +60,18 @@ class AnalyzeBreakdownTest {
     assertThat(b.get("queueLength").get(2).get("p50").asDouble()).isEqualTo(1.5);
     assertThat(b.get("kernelTypes").get(1).get("type").asString()).isEqualTo("COMPUTATION overlapping MEMORY");
     assertThat(j.get("breakdownTies").get(0).get("figure").asString()).isEqualTo("idle");
+  }
+
+  @Test
+  void theInvariantsAndCausesAreOfTheWindowToo() throws Exception {
+    // on this one-stream trace the analysis's own idle split equals the breakdown's
+    JsonNode steps = Json.MAPPER.readTree(analyze("single-stream-mlp", "--json").out());
+    assertThat(steps.get("nodes").asInt()).isEqualTo(215);
+    assertThat(steps.get("idle").get("hostWaitNs").asLong()).isEqualTo(17120108);
+    assertThat(steps.get("idle").get("kernelWaitNs").asLong()).isEqualTo(137188);
+    JsonNode all = Json.MAPPER.readTree(analyze("single-stream-mlp", "--window", "all", "--json").out());
+    assertThat(all.get("nodes").asInt()).isEqualTo(223);
+    assertThat(all.get("idle").get("hostWaitNs").asLong()).isEqualTo(17626636);
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.gitm.report;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gitm.report.Report.Charts;
+import io.gitm.trace.DeviceKind;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.w3c.dom.Document;
@@ -54,7 +55,9 @@ class BreakdownReportTest {
 
   @Test
   void aReportWithoutATraceHasNoBreakdownSection() {
-    assertThat(Reports.markdown(SampleReports.sample())).doesNotContain("## Breakdowns");
-    assertThat(Reports.html(SampleReports.sample())).contains("nothing to break down");
+    Report bare = SampleReports.bare(DeviceKind.SIMULATED);
+    assertThat(bare.charts().breakdowns()).isNull();
+    assertThat(Reports.markdown(bare)).doesNotContain("## Breakdowns");
+    assertThat(Reports.html(bare)).contains("nothing to break down");
   }
 }
