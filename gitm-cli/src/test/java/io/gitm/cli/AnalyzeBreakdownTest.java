@@ -18,10 +18,10 @@ class AnalyzeBreakdownTest {
   Path dir;
 
   private CliResult analyze(String... more) throws Exception {
-    return analyze("two-streams", more);
+    return analyzeJob("two-streams", more);
   }
 
-  private CliResult analyze(String job, String... more) throws Exception {
+  private CliResult analyzeJob(String job, String... more) throws Exception {
     Path trace = Fixtures.file("/tracer/real/kineto/" + job + ".pt.trace.json.gz");
     String[] args = new String[4 + more.length];
     args[0] = "analyze";
@@ -65,11 +65,11 @@ class AnalyzeBreakdownTest {
   @Test
   void theInvariantsAndCausesAreOfTheWindowToo() throws Exception {
     // on this one-stream trace the analysis's own idle split equals the breakdown's
-    JsonNode steps = Json.MAPPER.readTree(analyze("single-stream-mlp", "--json").out());
+    JsonNode steps = Json.MAPPER.readTree(analyzeJob("single-stream-mlp", "--json").out());
     assertThat(steps.get("nodes").asInt()).isEqualTo(215);
     assertThat(steps.get("idle").get("hostWaitNs").asLong()).isEqualTo(17120108);
     assertThat(steps.get("idle").get("kernelWaitNs").asLong()).isEqualTo(137188);
-    JsonNode all = Json.MAPPER.readTree(analyze("single-stream-mlp", "--window", "all", "--json").out());
+    JsonNode all = Json.MAPPER.readTree(analyzeJob("single-stream-mlp", "--window", "all", "--json").out());
     assertThat(all.get("nodes").asInt()).isEqualTo(223);
     assertThat(all.get("idle").get("hostWaitNs").asLong()).isEqualTo(17626636);
   }
