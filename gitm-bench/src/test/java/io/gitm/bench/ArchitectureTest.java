@@ -67,6 +67,7 @@ class ArchitectureTest {
       new Floor("analysis.monitor", "io.gitm.analysis.monitor"),
       new Floor("analysis.attribution", "io.gitm.analysis.attribution"),
       new Floor("analysis", "io.gitm.analysis"),
+      new Floor("analysis.breakdown", "io.gitm.analysis.breakdown"),
       new Floor("levers", "io.gitm.levers"),
       new Floor("rank", "io.gitm.rank"),
       new Floor("job.output", "io.gitm.job.output"),

@@ -5,6 +5,10 @@ import io.gitm.analysis.Ceilings;
 import io.gitm.analysis.Differential;
 import io.gitm.analysis.attribution.Evidence;
 import io.gitm.analysis.attribution.Hypothesis;
+import io.gitm.analysis.breakdown.Breakdown;
+import io.gitm.analysis.breakdown.BreakdownDiff;
+import io.gitm.analysis.breakdown.Ties;
+import io.gitm.analysis.breakdown.Window;
 import io.gitm.analysis.monitor.Monitor;
 import io.gitm.analysis.monitor.Violation;
 import io.gitm.planner.Graph;
@@ -56,6 +60,13 @@ final class AnalyzeCommand implements Callable<Integer> {
       + " kinds as RUN|TRACE): after the analysis, the causes ranked by the lost time this run added against it.")
   String baseline;
 
+  @Option(names = "--window", paramLabel = "steps|all|FROM:TO", description = "The part of the trace to analyse:"
+      + " steps (every ProfilerStep but the last, partial one, as HTA takes them; the default where the trace has"
+      + " ProfilerStep annotations), all (the default otherwise), or FROM:TO in step numbers (2:4) or in times from"
+      + " the trace's first record with a unit (0ms:20ms); a side left out is the trace's start or end. Work belongs"
+      + " to the window its launch call started in. The baseline is taken in the same window.")
+  String window;
+
   @Option(names = "--json", description = "Print the analysis as JSON.")
   boolean json;
 
@@ -81,8 +92,11 @@ final class AnalyzeCommand implements Callable<Integer> {
     Analysis.Result a = run.analysis();
     Ceilings.Choice ceilings = run.ceilings();
     Differential.Result diff = null;
+    BreakdownDiff breakdownDiff = null;
     if (before != null) {
-      Analysis.Result b = load(cl, before, null, "--baseline: ").analysis();
+      Loaded base = load(cl, before, null, "--baseline: ");
+      Analysis.Result b = base.analysis();
+      breakdownDiff = BreakdownDiff.compare(base.breakdown(), run.breakdown());
       try {
         diff = Differential.compare(b, a);
       } catch (IllegalArgumentException e) {
@@ -90,26 +104,35 @@ final class AnalyzeCommand implements Callable<Integer> {
       }
     }
     PrintWriter out = cl.getOut();
+    List<Ties.Tie> ties = Ties.of(run.breakdown(), a.hypotheses(), BreakdownOutput::levers);
     if (json) {
       Map<String, Object> m = asMap(trace, a, ceilings);
+      m.put("window", BreakdownOutput.window(run.breakdown().window()));
+      m.put("breakdowns", BreakdownOutput.json(run.breakdown()));
+      m.put("breakdownTies", BreakdownOutput.ties(ties));
       if (nodes) {
         m.put("graphNodes", nodes(a));
       }
       if (diff != null) {
-        m.put("differential", differential(before, diff));
+        Map<String, Object> d = differential(before, diff);
+        d.put("breakdowns", BreakdownOutput.json(breakdownDiff));
+        m.put("differential", d);
       }
       out.println(Json.write(m));
     } else {
-      print(out, trace, a, ceilings);
+      print(out, trace, a, ceilings, run.breakdown().window());
+      BreakdownOutput.print(out, run.breakdown(), ties);
       if (diff != null) {
         print(out, before, diff);
+        BreakdownOutput.print(out, breakdownDiff);
       }
+      out.flush();
     }
     return Main.OK;
   }
 
-  /** An analyzed trace and the ceilings it was judged against. */
-  private record Loaded(Analysis.Result analysis, Ceilings.Choice ceilings) {}
+  /** An analyzed trace window, the ceilings it was judged against, and its breakdowns. */
+  private record Loaded(Analysis.Result analysis, Ceilings.Choice ceilings, Breakdown breakdown) {}
 
   /**
    * Reads {@code trace} (a .gtrace, a Kineto JSON trace or an nsys export), attaches {@code ncuCsv}'s bytes when
@@ -174,8 +197,16 @@ final class AnalyzeCommand implements Callable<Integer> {
       all.addAll(traffic.notes());
       notes = all;
     }
+    Window w;
+    try {
+      w = Window.of(window, records);
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(cl, what + e.getMessage() + " (in " + trace + ")");
+    }
+    List<TraceRecord> selected = w.select(records);
     Ceilings.Choice ceilings = Ceilings.forTrace(meta, calibrated);
-    return new Loaded(Analysis.analyze(meta, records, ceilings.spec(), notes), ceilings);
+    Analysis.Result a = Analysis.analyze(meta, selected, ceilings.spec(), notes);
+    return new Loaded(a, ceilings, Breakdown.ofSelected(w, selected));
   }
 
   /** The trace of {@code name}: a run folder, a trace file or a run id in the store; {@code what} prefixes errors. */
@@ -320,10 +351,11 @@ final class AnalyzeCommand implements Callable<Integer> {
     return new ArrayList<>(by.values());
   }
 
-  private void print(PrintWriter out, Path trace, Analysis.Result a, Ceilings.Choice c) {
+  private void print(PrintWriter out, Path trace, Analysis.Result a, Ceilings.Choice c, Window w) {
     out.println("trace     " + trace + " [" + (a.meta().kind() == io.gitm.trace.DeviceKind.SIMULATED
         ? "SIMULATED device" : "real device") + "]");
     out.println("ceilings  " + c.note());
+    out.println("window    " + Terminal.safe(w.description()));
     for (String d : a.diagnostics()) {
       out.println("note      " + Terminal.safe(d));
     }

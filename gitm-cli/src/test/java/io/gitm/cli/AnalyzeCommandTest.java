@@ -271,6 +271,40 @@ class AnalyzeCommandTest {
   }
 
   @Test
+  void aBaselineAlsoComparesEveryBreakdownWithTheGrownLostTimeRanked() throws Exception {
+    // the run's host launches each kernel 100 µs after the previous one ended: 9 gaps of host wait
+    Path base = kineto("base.json", List.of(0), every(102.0, K));
+    Path slow = kineto("slow.json", List.of(0), every(200.0, K));
+    CliResult text = analyze(slow, "--baseline", base.toString());
+    assertThat(text.code()).as(text.err()).isZero();
+    assertThat(text.out()).contains("window    all (the default: the trace has no ProfilerStep annotations): the"
+        + " whole trace", "breakdowns against the baseline (per window; lost time that grew, most first)",
+        "  1. device 0 stream 7 host wait              +0.900 ms (0.000 → 0.900 ms)",
+        "  2. idle                                     +0.882 ms (0.018 → 0.900 ms)");
+    CliResult json = analyze(slow, "--baseline", base.toString(), "--json");
+    JsonNode d = Json.MAPPER.readTree(json.out()).get("differential").get("breakdowns");
+    assertThat(d.get("unit").asString()).isEqualTo("window");
+    assertThat(d.get("lost").get(0).get("figure").asString()).isEqualTo("device 0 stream 7 host wait");
+    assertThat(d.get("lost").get(0).get("change").asDouble()).isEqualTo(900_000.0);
+    assertThat(d.get("figures").size()).isGreaterThan(d.get("lost").size());
+  }
+
+  @Test
+  void aWindowThatIsNotOneIsBadUsageWithOneLine() throws Exception {
+    Path run = kineto("run.json", List.of(0), healthy());
+    CliResult r = analyze(run, "--window", "1:2");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.errorLine()).isEqualTo("gitm: --window 1:2: the trace has no ProfilerStep annotations to number;"
+        + " give times with a unit (e.g. 0ms:20ms) (in " + run + ")");
+    CliResult bad = analyze(run, "--window", "soon");
+    assertThat(bad.code()).isEqualTo(2);
+    assertThat(bad.errorLine()).isEqualTo("gitm: --window soon: expected steps, all or FROM:TO (in " + run + ")");
+    noStackTrace(r);
+    noStackTrace(bad);
+  }
+
+  @Test
   void aBaselineThatCannotBeFoundOrReadFailsWithOneLine() throws Exception {
     Path run = kineto("run.json", List.of(0), healthy());
     CliResult missing = analyze(run, "--baseline", dir.resolve("nope.gtrace").toString());

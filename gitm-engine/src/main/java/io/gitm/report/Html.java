@@ -99,6 +99,12 @@ final class Html {
       .sw{display:inline-block;width:12px;height:12px;margin:0 4px 0 10px;vertical-align:-1px;border-radius:2px}
       .sw.kernel{background:var(--kernel)} .sw.copy{background:var(--copy)} .sw.other{background:var(--other)}
       .sw.band{background:#dbeafe;border:1px solid #1e3a8a}
+      svg .bd-idle,.sw.bd-idle{fill:#d1d5db;background:#d1d5db} svg .bd-compute,.sw.bd-compute{fill:var(--kernel);\
+      background:var(--kernel)} svg .bd-noncompute,.sw.bd-noncompute{fill:var(--copy);background:var(--copy)}
+      svg .bd-host,.sw.bd-host{fill:#7c3aed;background:#7c3aed} svg .bd-kernel,.sw.bd-kernel{fill:#f59e0b;\
+      background:#f59e0b} svg .bd-other,.sw.bd-other{fill:#9ca3af;background:#9ca3af}
+      svg .bd-queue,.sw.bd-queue{fill:#93c5fd;background:#93c5fd} svg .bd-median{stroke:#1e3a8a;stroke-width:2}
+      svg .bd-max{fill:#1e3a8a}
       .dot{display:inline-block;width:10px;height:10px;border-radius:50%;margin:0 4px 0 10px;vertical-align:-1px}
       .dot.over,.dot.rolled{background:var(--rolled)} .dot.within,.dot.kept{background:var(--kept)}
       .dot.under{background:#d97706}
@@ -135,6 +141,7 @@ final class Html {
     for (String[] s : List.of(new String[] {"summary", "Summary"}, new String[] {"qualification", "Qualification"},
         new String[] {"claims", "Claims"}, new String[] {"trials", "Trials"}, new String[] {"timeline", "Timeline"},
         new String[] {"residuals", "Residuals"}, new String[] {"telemetry", "Telemetry"},
+        new String[] {"breakdowns", "Breakdowns"},
         new String[] {"hypotheses", "Hypotheses"}, new String[] {"violations", "Violations"},
         new String[] {"phases", "Phases"})) {
       h.append("<a href=\"#").append(s[0]).append("\">").append(s[1]).append("</a>");
@@ -155,6 +162,9 @@ final class Html {
     h.append("</section>\n");
     section(h, "telemetry", "Device telemetry", tags);
     h.append(Plots.telemetry(r.charts().telemetry()));
+    h.append("</section>\n");
+    section(h, "breakdowns", "Breakdowns of the trace (HTA's definitions)", tags);
+    h.append(BreakdownPlots.of(r.charts().breakdowns()));
     h.append("</section>\n");
     hypotheses(h, r, tags);
     violations(h, r, tags);

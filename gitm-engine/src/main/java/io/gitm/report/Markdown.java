@@ -37,6 +37,7 @@ final class Markdown {
     claims(s, r, tag);
     trials(s, r, tag);
     hypotheses(s, r, tag);
+    breakdowns(s, r.charts().breakdowns(), tag);
     violations(s, r, tag);
     phases(s, r, tag);
     if (!r.notes().isEmpty()) {
@@ -223,6 +224,43 @@ final class Markdown {
       }
       s.append("\n");
     }
+  }
+
+  /** The breakdowns of the shipped configuration's trace, where one was captured; the HTML report plots them. */
+  private static void breakdowns(StringBuilder s, BreakdownChart b, String tag) {
+    if (b == null) {
+      return;
+    }
+    s.append("## Breakdowns (HTA's definitions)").append(tag).append("\n\n").append("Window: ").append(text(b.window()))
+        .append(".\n\n| figure | time (ms) | share of the span |\n|---|---:|---:|\n");
+    long span = Math.max(1, b.spanNs());
+    row(s, "device span", b.spanNs(), span);
+    row(s, "idle", b.idleNs(), span);
+    row(s, "compute", b.computeNs(), span);
+    row(s, "non-compute", b.nonComputeNs(), span);
+    for (BreakdownChart.Part p : b.kernelTypes()) {
+      row(s, "kernel type " + p.name(), p.ns(), span);
+    }
+    for (BreakdownChart.StreamIdle x : b.streams()) {
+      row(s, x.stream() + " host wait", x.hostWaitNs(), span);
+      row(s, x.stream() + " kernel wait", x.kernelWaitNs(), span);
+      row(s, x.stream() + " other idle", x.otherNs(), span);
+    }
+    s.append("\nCommunication overlapped by computation: ").append(b.commCompOverlap() == null
+        ? "no communication kernels" : Fmt.f("%.2f%%", 100 * b.commCompOverlap())).append(".\n\n");
+    for (BreakdownChart.Queue q : b.queues()) {
+      s.append("- queue length on ").append(text(q.stream())).append(": mean ").append(Fmt.f("%.2f", q.mean()))
+          .append(", median ").append(Fmt.f("%.1f", q.median())).append(", most ").append(q.max()).append("\n");
+    }
+    for (String t : b.ties()) {
+      s.append("- ").append(text(t)).append("\n");
+    }
+    s.append("\n");
+  }
+
+  private static void row(StringBuilder s, String name, long ns, long span) {
+    s.append("| ").append(text(name)).append(" | ").append(Fmt.f("%.3f", ns / 1e6)).append(" | ")
+        .append(Fmt.f("%.2f%%", 100.0 * ns / span)).append(" |\n");
   }
 
   private static void violations(StringBuilder s, Report r, String tag) {

@@ -602,13 +602,20 @@ public record Report(int schemaVersion, Run run, List<PhaseUse> phases, Baseline
    * @param after the stream timeline with the kept levers; {@code null} when none was captured
    * @param residuals per-kernel observed time against the roofline bounds
    * @param telemetry device-state series (SM clock, power, temperature, …)
+   * @param breakdowns the breakdowns of the shipped configuration's trace; {@code null} when none was captured
    */
-  public record Charts(Timeline before, Timeline after, List<KernelResidual> residuals, List<Series> telemetry) {
-    static final Charts NONE = new Charts(null, null, List.of(), List.of());
+  public record Charts(Timeline before, Timeline after, List<KernelResidual> residuals, List<Series> telemetry,
+      BreakdownChart breakdowns) {
+    static final Charts NONE = new Charts(null, null, List.of(), List.of(), null);
 
     public Charts {
       residuals = Check.list(residuals, "residuals");
       telemetry = Check.list(telemetry, "telemetry");
+    }
+
+    /** Charts without breakdowns. */
+    public Charts(Timeline before, Timeline after, List<KernelResidual> residuals, List<Series> telemetry) {
+      this(before, after, residuals, telemetry, null);
     }
   }
 

@@ -67,7 +67,8 @@ final class ReportAssembly {
     List<TraceRecord> trace = p.records();
     List<String> notes = new ArrayList<>(e.notes());
     if (o == null) {
-      Report.Charts charts = new Report.Charts(before(trace), null, List.of(), telemetry(trace));
+      Report.Charts charts = new Report.Charts(before(trace), null, List.of(), telemetry(trace),
+          ReportBreakdowns.of(trace, List.of()));
       return new Report(Report.SCHEMA_VERSION, run, phases(e), baseline, null, null, List.of(), List.of(),
           List.of(), List.of(), charts, notes);
     }
@@ -75,7 +76,8 @@ final class ReportAssembly {
     Report.Outcome outcome = outcome(o, b, higherIsBetter, tried.byId(), notes);
     Report.Timeline afterTimeline = after.records().isEmpty() ? null : timeline("after: the final configuration ("
         + String.join(" + ", o.agent().keptLevers()) + "), traced once the search had ended", after.records());
-    Report.Charts charts = new Report.Charts(before(trace), afterTimeline, residuals(o), telemetry(trace));
+    Report.Charts charts = new Report.Charts(before(trace), afterTimeline, residuals(o), telemetry(trace),
+        ReportBreakdowns.of(trace, o.analysis().hypotheses()));
     return new Report(Report.SCHEMA_VERSION, run, phases(e), baseline, outcome, qualification(o), violations(o),
         hypotheses(o), tried.trials(), tried.claims(), charts, notes);
   }

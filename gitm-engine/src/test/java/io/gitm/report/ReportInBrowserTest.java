@@ -170,9 +170,10 @@ class ReportInBrowserTest {
         .contains("&lt;/title&gt;&lt;script&gt;alert(2)&lt;/script&gt;")
         .contains("]]&gt;&lt;!-- &lt;svg onload=alert(4)&gt;");
 
-    // The charts: two timelines, residuals, four telemetry series, the trial history.
-    assertThat(count(Pattern.compile("<svg[\\s>]"), dom)).isEqualTo(8);
-    for (String chart : List.of("chart trials", "chart timeline", "chart residuals", "chart telemetry")) {
+    // The charts: two timelines, residuals, four telemetry series, the trial history, breakdowns, queue length.
+    assertThat(count(Pattern.compile("<svg[\\s>]"), dom)).isEqualTo(10);
+    for (String chart : List.of("chart trials", "chart timeline", "chart residuals", "chart telemetry",
+        "chart breakdown", "chart queues")) {
       assertThat(dom).contains("class=\"" + chart + "\"");
     }
 

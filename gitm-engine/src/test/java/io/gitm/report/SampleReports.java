@@ -208,7 +208,26 @@ final class SampleReports {
         "Trial 6 left no measurement: the job failed and the anchor configuration was restored.",
         "Latency figures leave out the first iteration, which carries one-time costs.");
     return new Report(run, phases, baseline, outcome, qualification, violations, hypotheses, trials, claims,
-        new Charts(before, after, residuals, telemetry), notes);
+        new Charts(before, after, residuals, telemetry, breakdowns(n)), notes);
+  }
+
+  /** Invented breakdowns of the shipped configuration's trace, tied to the invented hypotheses. */
+  private static BreakdownChart breakdowns(UnaryOperator<String> n) {
+    String s13 = n.apply("device 0 stream 13");
+    String s14 = "device 0 stream 14";
+    return new BreakdownChart("all (the default: the trace has no ProfilerStep annotations): the whole trace",
+        9_840_000, 2_210_000, 6_930_000, 700_000, List.of(new BreakdownChart.Part("COMPUTATION", 6_410_000),
+            new BreakdownChart.Part("COMPUTATION overlapping MEMORY", 520_000),
+            new BreakdownChart.Part("MEMORY", 700_000)), null,
+        List.of(new BreakdownChart.StreamIdle(s13, 1_310_000, 420_000, 480_000),
+            new BreakdownChart.StreamIdle(s14, 2_950_000, 60_000, 3_900_000)),
+        List.of(new BreakdownChart.Queue(s13, 1.4, 1, 6), new BreakdownChart.Queue(s14, 0.6, 0, 2)),
+        List.of(new BreakdownChart.Part(n.apply("(no annotation)"), 7_450_000)),
+        List.of("idle is 22.5% of the window's device span (2.210 ms): pageable copies (cause #1, 6.4% of the"
+            + " span), then allocator stall (#2), then launch-bound host (#3), then false serialization (#4); lever"
+            + " pinned-host-memory addresses it",
+            n.apply("compute is 70.4% of the window's device span (6.930 ms): no ranked cause explains it (it could"
+            + " be memory-bound below roofline, excess memory traffic, contention)")));
   }
 
   /** Two iterations of hft-lob on its streams: copies, the eight kernels, and the host's API calls. */
