@@ -27,11 +27,16 @@ import java.util.TreeSet;
  * copy (direction and memory kinds from the name, e.g. {@code "Memcpy HtoD (Pageable -> Device)"}); {@code gpu_memset}
  * → memset; {@code cuda_runtime} and {@code cuda_driver} → API call (kind from the function name, correlation id
  * from {@code args.correlation}, thread from {@code tid}); {@code cuda_sync} → synchronization;
- * {@code user_annotation} (e.g. {@code ProfilerStep#3}) → marker; {@code overhead} → tracer overhead. Device,
- * stream, correlation, grid, block, registers and shared memory come from {@code args}; the device table from
- * {@code deviceProperties}. The older categories {@code Kernel}, {@code Memcpy}, {@code Memset}, {@code Runtime} and
- * {@code Driver} are accepted too. Other events (CPU ops, Python functions, flows, metadata, instants) are counted as
- * ignored.
+ * {@code user_annotation} (e.g. {@code ProfilerStep#3}) → marker; {@code overhead} → tracer overhead;
+ * {@code cpu_op} → host operation (thread from {@code tid}, {@code args."External id"}), and a {@code cpu_op} named
+ * {@code ProfilerStep#N} (PyTorch 1.x writes the step so) → a marker as well. The collective metadata PyTorch writes
+ * on {@code record_param_comms} operations and on the NCCL kernels they launch ({@code "Collective name"},
+ * {@code "In msg nelems"}, {@code "Out msg nelems"}, {@code "Group size"}, {@code dtype},
+ * {@code "Process Group Name"}, {@code "Process Group Description"}, {@code "Process Group Ranks"}) → a collective
+ * record beside the host operation or kernel. Device, stream, correlation, grid, block, registers and shared memory
+ * come from {@code args}; the device table from {@code deviceProperties}. The older categories {@code Kernel},
+ * {@code Memcpy}, {@code Memset}, {@code Runtime} and {@code Driver} are accepted too. Other events (Python
+ * functions, flows, metadata, instants) are counted as ignored.
  *
  * <p>Time: {@code ts} and {@code dur} are microseconds (the trace-event format's unit, with up to three decimals, read
  * exactly); {@code displayTimeUnit} only changes how viewers display them. When {@code baseTimeNanoseconds} is present
