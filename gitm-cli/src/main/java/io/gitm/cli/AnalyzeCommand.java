@@ -77,6 +77,7 @@ final class AnalyzeCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(cl, "--nodes needs --json");
     }
     Loaded run = load(cl, trace, ncu, "");
+    HostSide host = run.host();
     Analysis.Result a = run.analysis();
     Ceilings.Choice ceilings = run.ceilings();
     Differential.Result diff = null;
@@ -91,6 +92,7 @@ final class AnalyzeCommand implements Callable<Integer> {
     PrintWriter out = cl.getOut();
     if (json) {
       Map<String, Object> m = asMap(trace, a, ceilings);
+      host.put(m);
       if (nodes) {
         m.put("graphNodes", nodes(a));
       }
@@ -100,6 +102,9 @@ final class AnalyzeCommand implements Callable<Integer> {
       out.println(Json.write(m));
     } else {
       print(out, trace, a, ceilings);
+      out.println();
+      host.print(out);
+      out.flush();
       if (diff != null) {
         print(out, before, diff);
       }
@@ -107,8 +112,8 @@ final class AnalyzeCommand implements Callable<Integer> {
     return Main.OK;
   }
 
-  /** An analyzed trace and the ceilings it was judged against. */
-  private record Loaded(Analysis.Result analysis, Ceilings.Choice ceilings) {}
+  /** An analyzed trace, the ceilings it was judged against, and its host side. */
+  private record Loaded(Analysis.Result analysis, Ceilings.Choice ceilings, HostSide host) {}
 
   /**
    * Reads {@code trace} (a .gtrace or a Kineto JSON trace), attaches {@code ncuCsv}'s bytes when given, and analyzes
@@ -168,7 +173,7 @@ final class AnalyzeCommand implements Callable<Integer> {
       notes = all;
     }
     Ceilings.Choice ceilings = Ceilings.forTrace(meta, calibrated);
-    return new Loaded(Analysis.analyze(meta, records, ceilings.spec(), notes), ceilings);
+    return new Loaded(Analysis.analyze(meta, records, ceilings.spec(), notes), ceilings, HostSide.of(records));
   }
 
   /** The trace of {@code name}: a run folder, a trace file or a run id in the store; {@code what} prefixes errors. */
