@@ -22,37 +22,34 @@ final class Builder {
   }
 
   PathGraph build() {
-    Integer[] host = sorted(false);
+    int[] host = sorted(false);
     hostEdges(host);
-    Integer[] device = sorted(true);
+    int[] device = sorted(true);
     deviceEdges(device);
     syncEdges(device);
     return g;
   }
 
   /** Host or device events by lane, then start, then longest first (a parent before its children). */
-  private Integer[] sorted(boolean device) {
+  private int[] sorted(boolean device) {
     int count = 0;
     for (int i = 0; i < ev.n; i++) {
       if ((ev.type[i] == Events.DEVICE) == device) {
         count++;
       }
     }
-    Integer[] idx = new Integer[count];
+    int[] idx = new int[count];
     for (int i = 0, k = 0; i < ev.n; i++) {
       if ((ev.type[i] == Events.DEVICE) == device) {
         idx[k++] = i;
       }
     }
-    Arrays.sort(idx, (a, b) -> {
+    IndexSort.sort(idx, (a, b) -> {
       int c = Long.compare(ev.lane[a], ev.lane[b]);
       if (c == 0) {
         c = Long.compare(ev.start[a], ev.start[b]);
       }
-      if (c == 0) {
-        c = Long.compare(ev.end[b], ev.end[a]);
-      }
-      return c != 0 ? c : Integer.compare(a, b);
+      return c != 0 ? c : Long.compare(ev.end[b], ev.end[a]);
     });
     return idx;
   }
@@ -62,7 +59,7 @@ final class Builder {
    * and end, charged to the enclosing event; between two top-level events an untimed dependency; the end of a
    * blocking call is reached through a synchronization instead of its own time.
    */
-  private void hostEdges(Integer[] host) {
+  private void hostEdges(int[] host) {
     int[] stack = new int[64];
     int depth = 0;
     int last = -1;
@@ -100,7 +97,7 @@ final class Builder {
    * launch (the launch found no work queued and the previous work had ended) and nothing was launched before the
    * work started, or an idle edge from the previous work when the gap is below the threshold.
    */
-  private void deviceEdges(Integer[] device) {
+  private void deviceEdges(int[] device) {
     for (int from = 0, to; from < device.length; from = to) {
       to = from + 1;
       while (to < device.length && ev.lane[device[to]] == ev.lane[device[from]]) {
@@ -127,7 +124,7 @@ final class Builder {
     private final long[] launches;
     private final long[] starts;
 
-    Queue(Integer[] device, int from, int to) {
+    Queue(int[] device, int from, int to) {
       launches = new long[to - from];
       starts = new long[to - from];
       for (int i = from; i < to; i++) {
@@ -163,10 +160,10 @@ final class Builder {
    * (the recorded context or stream synchronizations), else, when inferring, from the work that ended last while the
    * call waited.
    */
-  private void syncEdges(Integer[] device) {
+  private void syncEdges(int[] device) {
     long[] callOf = syncedCalls();
-    Integer[] byEnd = device.clone();
-    Arrays.sort(byEnd, (a, b) -> Long.compare(ev.end[a], ev.end[b]));
+    int[] byEnd = device.clone();
+    IndexSort.sort(byEnd, (a, b) -> Long.compare(ev.end[a], ev.end[b]));
     long[] ends = new long[byEnd.length];
     for (int i = 0; i < byEnd.length; i++) {
       ends[i] = ev.end[byEnd[i]];
@@ -192,7 +189,7 @@ final class Builder {
   }
 
   /** Where each stream's run of {@code device} starts, and its length at the end. */
-  private int[] laneRuns(Integer[] device) {
+  private int[] laneRuns(int[] device) {
     int[] runs = new int[device.length + 1];
     int n = 0;
     for (int k = 0; k < device.length; k++) {
@@ -227,7 +224,7 @@ final class Builder {
    * Edges from the last work started by the synchronization's end on each stream it covers: a binary search in each
    * stream's run of {@code device} (sorted by stream, then start).
    */
-  private void recordedSync(Integer[] device, int[] runs, SyncRecord s, int call) {
+  private void recordedSync(int[] device, int[] runs, SyncRecord s, int call) {
     for (int r = 0; r + 1 < runs.length; r++) {
       int from = runs[r];
       int to = runs[r + 1];

@@ -30,25 +30,42 @@ final class Events {
   private static final long MAX_CORRELATION = 1L << (63 - EVENT_BITS);
 
   int n;
-  long[] start = new long[256];
-  long[] end = new long[256];
-  byte[] type = new byte[256];
+  long[] start;
+  long[] end;
+  byte[] type;
   /** The host thread of a host event, {@code device << 32 | stream} of device work. */
-  long[] lane = new long[256];
+  long[] lane;
   /** For device work, the event of its launch call; for a call, -1. */
-  int[] launch = new int[256];
-  boolean[] blocking = new boolean[256];
-  String[] name = new String[256];
+  int[] launch;
+  boolean[] blocking;
+  String[] name;
   /** Context and stream synchronizations the trace recorded, by the correlation id of their call. */
   final List<SyncRecord> syncs = new ArrayList<>();
   /** The calls with a correlation id, as {@link #pack}ed pairs sorted by id. */
   private long[] byCorr = new long[0];
 
   /** Builds the table of {@code records} in {@code [fromNs, toNs]} (the starts of host events and launches). */
+  private Events(int capacity) {
+    start = new long[capacity];
+    end = new long[capacity];
+    type = new byte[capacity];
+    lane = new long[capacity];
+    launch = new int[capacity];
+    blocking = new boolean[capacity];
+    name = new String[capacity];
+  }
+
   static Events of(List<TraceRecord> records, long fromNs, long toNs) {
-    Events ev = new Events();
+    int capacity = 16;
+    for (TraceRecord r : records) {
+      if (r instanceof HostOpRecord || r instanceof ApiCallRecord || r instanceof KernelRecord
+          || r instanceof CopyRecord || r instanceof MemsetRecord) {
+        capacity++;
+      }
+    }
+    Events ev = new Events(capacity);
     long[] merge = backwardThread(records);
-    long[] callCorr = new long[256];
+    long[] callCorr = new long[capacity];
     int calls = 0;
     for (TraceRecord r : records) {
       if (r.startNs() < fromNs || r.startNs() > toNs || r.durationNs() <= 0) {

@@ -13,14 +13,20 @@ final class PathGraph {
 
   final Events ev;
   int edges;
-  int[] from = new int[1024];
-  int[] to = new int[1024];
-  byte[] kind = new byte[1024];
+  int[] from;
+  int[] to;
+  byte[] kind;
   /** The event an edge's time is charged to. */
-  int[] owner = new int[1024];
+  int[] owner;
 
+  /** A graph over {@code ev}'s nodes; most events add two edges, so that is the first capacity. */
   PathGraph(Events ev) {
     this.ev = ev;
+    int capacity = 2 * ev.n + 16;
+    from = new int[capacity];
+    to = new int[capacity];
+    kind = new byte[capacity];
+    owner = new int[capacity];
   }
 
   void add(int a, int b, Edge k, int chargedTo) {
@@ -28,7 +34,7 @@ final class PathGraph {
       return;
     }
     if (edges == from.length) {
-      int c = edges * 2;
+      int c = edges + edges / 2;
       from = Arrays.copyOf(from, c);
       to = Arrays.copyOf(to, c);
       kind = Arrays.copyOf(kind, c);
