@@ -12,6 +12,7 @@ module gitm.analysis {
   exports io.gitm.analysis to gitm.levers, gitm.engine, gitm.cli, gitm.bench;
   exports io.gitm.analysis.attribution to gitm.levers, gitm.engine, gitm.cli, gitm.bench;
   exports io.gitm.analysis.breakdown to gitm.engine, gitm.cli, gitm.bench;
+  exports io.gitm.analysis.critical to gitm.engine, gitm.cli, gitm.bench;
   exports io.gitm.analysis.monitor to gitm.engine, gitm.cli, gitm.bench;
   exports io.gitm.planner to gitm.levers, gitm.engine, gitm.cli, gitm.bench;
 
@@ -19,6 +20,7 @@ module gitm.analysis {
   opens io.gitm.analysis to tools.jackson.databind;
   opens io.gitm.analysis.attribution to tools.jackson.databind;
   opens io.gitm.analysis.breakdown to tools.jackson.databind;
+  opens io.gitm.analysis.critical to tools.jackson.databind;
   opens io.gitm.analysis.monitor to tools.jackson.databind;
   opens io.gitm.planner to tools.jackson.databind;
 }

@@ -6,7 +6,7 @@ package io.gitm.trace;
  */
 public sealed interface TraceRecord
     permits KernelRecord, CopyRecord, MemsetRecord, SyncRecord, ApiCallRecord, OverheadRecord, StateSample,
-    MarkerRecord, WorkRecord, TrafficRecord {
+    MarkerRecord, WorkRecord, TrafficRecord, HostOpRecord, CollectiveRecord {
 
   long startNs();
 

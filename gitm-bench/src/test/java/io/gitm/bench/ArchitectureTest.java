@@ -66,6 +66,7 @@ class ArchitectureTest {
       new Floor("planner", "io.gitm.planner"),
       new Floor("analysis.monitor", "io.gitm.analysis.monitor"),
       new Floor("analysis.attribution", "io.gitm.analysis.attribution"),
+      new Floor("analysis.critical", "io.gitm.analysis.critical"),
       new Floor("analysis", "io.gitm.analysis"),
       new Floor("analysis.breakdown", "io.gitm.analysis.breakdown"),
       new Floor("levers", "io.gitm.levers"),

@@ -110,6 +110,7 @@ final class AnalyzeCommand implements Callable<Integer> {
       m.put("window", BreakdownOutput.window(run.breakdown().window()));
       m.put("breakdowns", BreakdownOutput.json(run.breakdown()));
       m.put("breakdownTies", BreakdownOutput.ties(ties));
+      run.host().put(m);
       if (nodes) {
         m.put("graphNodes", nodes(a));
       }
@@ -122,6 +123,9 @@ final class AnalyzeCommand implements Callable<Integer> {
     } else {
       print(out, trace, a, ceilings, run.breakdown().window());
       BreakdownOutput.print(out, run.breakdown(), ties);
+      out.println();
+      run.host().print(out);
+      out.flush();
       if (diff != null) {
         print(out, before, diff);
         BreakdownOutput.print(out, breakdownDiff);
@@ -131,8 +135,8 @@ final class AnalyzeCommand implements Callable<Integer> {
     return Main.OK;
   }
 
-  /** An analyzed trace window, the ceilings it was judged against, and its breakdowns. */
-  private record Loaded(Analysis.Result analysis, Ceilings.Choice ceilings, Breakdown breakdown) {}
+  /** An analyzed trace window, the ceilings it was judged against, its breakdowns and its host side. */
+  private record Loaded(Analysis.Result analysis, Ceilings.Choice ceilings, Breakdown breakdown, HostSide host) {}
 
   /**
    * Reads {@code trace} (a .gtrace, a Kineto JSON trace or an nsys export), attaches {@code ncuCsv}'s bytes when
@@ -206,7 +210,7 @@ final class AnalyzeCommand implements Callable<Integer> {
     List<TraceRecord> selected = w.select(records);
     Ceilings.Choice ceilings = Ceilings.forTrace(meta, calibrated);
     Analysis.Result a = Analysis.analyze(meta, selected, ceilings.spec(), notes);
-    return new Loaded(a, ceilings, Breakdown.ofSelected(w, selected));
+    return new Loaded(a, ceilings, Breakdown.ofSelected(w, selected), HostSide.of(records, w, selected));
   }
 
   /** The trace of {@code name}: a run folder, a trace file or a run id in the store; {@code what} prefixes errors. */

@@ -35,6 +35,17 @@ final class KinetoEvent {
   int[] grid;
   int[] block;
   String syncKind;
+  boolean hasExternalId;
+  long externalId;
+  /** Collective metadata ({@code record_param_comms} and NCCL kernels), null or -1 when absent. */
+  String collective;
+  String dtype;
+  String groupName;
+  String groupDescription;
+  String groupRanks;
+  long inElements;
+  long outElements;
+  long groupSize;
   /** What {@link #type()} returns, computed once per event by {@link #classify()}. */
   String type;
   int line;
@@ -42,6 +53,9 @@ final class KinetoEvent {
 
   void reset() {
     ph = cat = name = syncKind = null;
+    collective = dtype = groupName = groupDescription = groupRanks = null;
+    inElements = outElements = groupSize = -1;
+    hasExternalId = false;
     hasTs = hasDur = hasPid = hasTid = hasDevice = hasInDevice = hasStream = hasCorrelation = false;
     hasRegisters = hasShared = hasBytes = false;
     grid = block = null;
@@ -70,6 +84,7 @@ final class KinetoEvent {
       case "cuda_runtime", "cuda_driver", "runtime", "driver" -> "api";
       case "cuda_sync" -> "sync";
       case "user_annotation" -> "marker";
+      case "cpu_op" -> "hostop";
       case "overhead" -> "overhead";
       default -> null;
     };

@@ -27,14 +27,19 @@ import java.util.TreeSet;
  * copy (direction and memory kinds from the name, e.g. {@code "Memcpy HtoD (Pageable -> Device)"}); {@code gpu_memset}
  * → memset; {@code cuda_runtime} and {@code cuda_driver} → API call (kind from the function name, correlation id
  * from {@code args.correlation}, thread from {@code tid}); {@code cuda_sync} → synchronization;
- * {@code user_annotation} (e.g. {@code ProfilerStep#3}) → marker; {@code overhead} → tracer overhead. Device,
- * stream, correlation, grid, block, registers and shared memory come from {@code args}; the device table from
- * {@code deviceProperties}. The older categories {@code Kernel}, {@code Memcpy}, {@code Memset}, {@code Runtime} and
- * {@code Driver} are accepted too, and so are PyTorch 1.8's steps, {@code Operator} events named
- * {@code ProfilerStep#N} (markers), and {@code args."correlation id"} for {@code args.correlation}. Other events (CPU
- * ops, Python functions, flows, metadata, instants, CUPTI profiler ranges, other accelerators' categories) are
- * counted by category or phase in {@link Result#ignored()} and in the meta attributes {@code kineto.notImported.KEY},
- * each with what it is ({@link #whyNotImported}).
+ * {@code user_annotation} (e.g. {@code ProfilerStep#3}) → marker; {@code overhead} → tracer overhead;
+ * {@code cpu_op} → host operation (thread from {@code tid}, {@code args."External id"}), and a {@code cpu_op} named
+ * {@code ProfilerStep#N} (PyTorch 1.x writes the step so) → a marker as well. The collective metadata PyTorch writes
+ * on {@code record_param_comms} operations and on the NCCL kernels they launch ({@code "Collective name"},
+ * {@code "In msg nelems"}, {@code "Out msg nelems"}, {@code "Group size"}, {@code dtype},
+ * {@code "Process Group Name"}, {@code "Process Group Description"}, {@code "Process Group Ranks"}) → a collective
+ * record beside the host operation or kernel. Device, stream, correlation, grid, block, registers and shared memory
+ * come from {@code args}; the device table from {@code deviceProperties}. The older categories {@code Kernel},
+ * {@code Memcpy}, {@code Memset}, {@code Runtime} and {@code Driver} are accepted too, and so are PyTorch 1.8's steps,
+ * {@code Operator} events named {@code ProfilerStep#N} (markers), and {@code args."correlation id"} for
+ * {@code args.correlation}. Other events (Python functions, flows, metadata, instants, CUPTI profiler ranges, other
+ * accelerators' categories) are counted by category or phase in {@link Result#ignored()} and in the meta attributes
+ * {@code kineto.notImported.KEY}, each with what it is ({@link #whyNotImported}).
  *
  * <p>Ids: a device, stream, register or shared-memory figure outside 0 to 2^31-1 (Kineto writes CUPTI's uint32 -1,
  * 4294967295, as the stream of a context or device synchronization) is imported as -1, the model's "none" or

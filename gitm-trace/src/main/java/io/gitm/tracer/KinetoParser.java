@@ -262,9 +262,35 @@ final class KinetoParser {
         case "grid" -> e.grid = triple(p, v);
         case "block" -> e.block = triple(p, v);
         case "cuda_sync_kind" -> e.syncKind = string(p, v);
-        default -> p.skipChildren();
+        case "External id" -> {
+          Long x = integer(p, v);
+          e.hasExternalId = x != null;
+          e.externalId = x == null ? 0 : x;
+        }
+        default -> collectiveArg(p, v, field, e);
       }
     }
+  }
+
+  /** The collective metadata PyTorch writes on {@code record_param_comms} and on the NCCL kernels it launched. */
+  private static void collectiveArg(JsonParser p, JsonToken v, String field, KinetoEvent e) throws IOException {
+    switch (field) {
+      case "Collective name" -> e.collective = string(p, v);
+      case "dtype" -> e.dtype = string(p, v);
+      case "Process Group Name" -> e.groupName = string(p, v);
+      case "Process Group Description" -> e.groupDescription = string(p, v);
+      case "Process Group Ranks" -> e.groupRanks = string(p, v);
+      case "In msg nelems" -> e.inElements = count(p, v);
+      case "Out msg nelems" -> e.outElements = count(p, v);
+      case "Group size" -> e.groupSize = count(p, v);
+      default -> p.skipChildren();
+    }
+  }
+
+  /** A count: a non-negative integer, else -1. */
+  private static long count(JsonParser p, JsonToken v) throws IOException {
+    Long x = integer(p, v);
+    return x == null || x < 0 ? -1 : x;
   }
 
   private static void deviceProperties(JsonParser p, Header h) throws IOException {

@@ -4,9 +4,11 @@ import static io.gitm.tracer.KinetoParser.fits;
 
 import io.gitm.trace.ApiCallRecord;
 import io.gitm.trace.ApiKinds;
+import io.gitm.trace.CollectiveRecord;
 import io.gitm.trace.CopyKind;
 import io.gitm.trace.CopyRecord;
 import io.gitm.trace.Dim3;
+import io.gitm.trace.HostOpRecord;
 import io.gitm.trace.KernelRecord;
 import io.gitm.trace.MarkerRecord;
 import io.gitm.trace.MemoryKind;
@@ -34,6 +36,8 @@ import java.util.regex.Pattern;
 final class KinetoRecords {
   private static final Pattern MEMCPY = Pattern.compile("(?i)memcpy\\s+(\\w+)\\s*(?:\\((.*?)\\s*->\\s*(.*?)\\))?.*");
   private static final Pattern PAREN = Pattern.compile(".*\\((.*)\\).*");
+  /** The step annotation PyTorch's profiler writes ({@code ProfilerStep#3}); a {@code cpu_op} in PyTorch 1.x. */
+  private static final Pattern PROFILER_STEP = Pattern.compile("ProfilerStep#\\d+");
 
   private KinetoRecords() {}
 
@@ -125,12 +129,31 @@ final class KinetoRecords {
         throw new UncheckedIOException(
             new KinetoFormatException(e.line, e.column, "trace event cannot be imported: " + why));
       }
+      write(r, type);
+      if ("hostop".equals(type) && PROFILER_STEP.matcher(name).matches()) {
+        write(new MarkerRecord(name, thread(e), r.startNs(), r.endNs()), "marker");
+      }
+      if (e.collective != null && ("hostop".equals(type) || "kernel".equals(type))) {
+        write(collective(e, r), "collective");
+      }
+    }
+
+    private void write(TraceRecord r, String type) {
       try {
         writer.write(r);
       } catch (IOException ex) {
         throw new UncheckedIOException(ex);
       }
       records.merge(type, 1L, Long::sum);
+    }
+
+    /** The collective metadata of a {@code record_param_comms} operation or of the NCCL kernel it launched. */
+    private CollectiveRecord collective(KinetoEvent e, TraceRecord r) {
+      boolean kernel = r instanceof KernelRecord;
+      int groupSize = e.groupSize < 0 ? -1 : id(e, "args.Group size", e.groupSize);
+      return new CollectiveRecord(e.collective, e.dtype, e.inElements, e.outElements, groupSize, e.groupName,
+          e.groupDescription, e.groupRanks, kernel ? ((KernelRecord) r).device() : -1, kernel ? -1 : thread(e),
+          e.hasExternalId ? e.externalId : 0, kernel ? ((KernelRecord) r).correlationId() : 0, r.startNs(), r.endNs());
     }
 
     private TraceRecord record(KinetoEvent e, String type, String name, long start, long end) {
@@ -148,6 +171,7 @@ final class KinetoRecords {
         case "api" -> new ApiCallRecord(ApiKinds.of(name), name, thread(e), correlation(e), start, end);
         case "sync" -> new SyncRecord(syncKind(e, name), device(e), stream(e), correlation(e), start, end);
         case "marker" -> new MarkerRecord(name, thread(e), start, end);
+        case "hostop" -> new HostOpRecord(name, thread(e), externalId(e), start, end);
         case "overhead" -> new OverheadRecord(overheadKind(name), thread(e), start, end);
         default -> throw new IllegalStateException("unhandled type " + type);
       };
@@ -240,6 +264,14 @@ final class KinetoRecords {
         return e.correlation;
       }
       missing(e.cat, "args.correlation");
+      return 0;
+    }
+
+    private long externalId(KinetoEvent e) {
+      if (e.hasExternalId) {
+        return e.externalId;
+      }
+      missing(e.cat, "args.External id");
       return 0;
     }
 

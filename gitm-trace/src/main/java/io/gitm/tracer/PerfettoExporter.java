@@ -2,9 +2,11 @@ package io.gitm.tracer;
 
 import io.gitm.store.AtomicFiles;
 import io.gitm.trace.ApiCallRecord;
+import io.gitm.trace.CollectiveRecord;
 import io.gitm.trace.CopyRecord;
 import io.gitm.trace.DeviceKind;
 import io.gitm.trace.Dim3;
+import io.gitm.trace.HostOpRecord;
 import io.gitm.trace.KernelRecord;
 import io.gitm.trace.MarkerRecord;
 import io.gitm.trace.MemsetRecord;
@@ -217,6 +219,12 @@ public final class PerfettoExporter {
           // measured traffic is analysis input, not a timeline event
         }
         case StateSample s -> state(s);
+        case HostOpRecord h -> {
+          // host operations are analysis input here; the exported timeline keeps the API calls of each thread
+        }
+        case CollectiveRecord c -> {
+          // collective metadata annotates host operations and kernels, it is not a timeline event
+        }
       }
     }
 

@@ -18,8 +18,11 @@ import tools.jackson.databind.node.ObjectNode;
 /** The constants of the {@code .gtrace} format (docs/trace-format.md) and the JSON form of its meta. */
 final class TraceFormat {
   static final byte[] MAGIC = "GITMTRC1".getBytes(StandardCharsets.US_ASCII);
-  static final int VERSION = 2;
-  /** The oldest version this reader still reads (version 1 lacks work and traffic records). */
+  static final int VERSION = 3;
+  /**
+   * The oldest version this reader still reads (version 1 lacks work and traffic records, version 2 host operation
+   * and collective records).
+   */
   static final int OLDEST_VERSION = 1;
   /** magic, version, metaLength. */
   static final int HEADER_BYTES = 16;
@@ -39,6 +42,8 @@ final class TraceFormat {
   static final byte TAG_MARKER = 9;
   static final byte TAG_WORK = 10;
   static final byte TAG_TRAFFIC = 11;
+  static final byte TAG_HOST_OP = 12;
+  static final byte TAG_COLLECTIVE = 13;
 
   /** Bytes after the tag of each fixed-size record, indexed by tag (0 for the variable-size ones). */
   static final int[] FIXED_BODY_BYTES = {
@@ -54,7 +59,17 @@ final class TraceFormat {
       4 + 8 + 8 + 8, // marker
       4 + 4 + 4 + 8 + 8 + 8 + 1 + 8 + 8 + 8 + 8, // work
       4 + 8 + 8 + 8 + 8 + 4, // traffic
+      4 + 8 + 8 + 8 + 8, // host operation
+      5 * 4 + 8 + 8 + 4 + 4 + 8 + 8 + 8 + 8 + 8, // collective
   };
+
+  /**
+   * The highest record tag a file of {@code version} may hold: host operation and collective records came with
+   * version 3 (earlier readers would refuse them; version 1 files are not held to lacking work and traffic records).
+   */
+  static int lastTag(int version) {
+    return version < 3 ? TAG_TRAFFIC : TAG_COLLECTIVE;
+  }
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
 

@@ -2,9 +2,11 @@ package io.gitm.tracer;
 
 import io.gitm.trace.ApiCallRecord;
 import io.gitm.trace.ApiKind;
+import io.gitm.trace.CollectiveRecord;
 import io.gitm.trace.CopyKind;
 import io.gitm.trace.CopyRecord;
 import io.gitm.trace.Dim3;
+import io.gitm.trace.HostOpRecord;
 import io.gitm.trace.KernelRecord;
 import io.gitm.trace.MarkerRecord;
 import io.gitm.trace.MemoryKind;
@@ -67,6 +69,8 @@ public final class TraceReader implements Iterable<TraceRecord>, Closeable {
   private final FileChannel channel;
   private final long size;
   private final TraceMeta meta;
+  /** The highest record tag the file's version may hold. */
+  private final int lastTag;
   private final ByteBuffer blockHeader =
       ByteBuffer.allocate(TraceFormat.BLOCK_HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
   private final java.util.zip.CRC32 crc = new java.util.zip.CRC32();
@@ -85,8 +89,9 @@ public final class TraceReader implements Iterable<TraceRecord>, Closeable {
   private boolean finished;
   private TraceFormatException failure;
 
-  private TraceReader(Path file, FileChannel channel, long size, TraceMeta meta, long dataStart) {
+  private TraceReader(Path file, FileChannel channel, long size, TraceMeta meta, long dataStart, int version) {
     this.file = file;
+    this.lastTag = TraceFormat.lastTag(version);
     this.channel = channel;
     this.size = size;
     this.meta = meta;
@@ -125,7 +130,7 @@ public final class TraceReader implements Iterable<TraceRecord>, Closeable {
       ByteBuffer m = ByteBuffer.allocate((int) metaLength);
       readAt(ch, m, TraceFormat.HEADER_BYTES);
       TraceMeta meta = TraceFormat.metaFromJson(m.array(), TraceFormat.HEADER_BYTES);
-      return new TraceReader(file, ch, size, meta, TraceFormat.HEADER_BYTES + metaLength);
+      return new TraceReader(file, ch, size, meta, TraceFormat.HEADER_BYTES + metaLength, version);
     } catch (IOException | RuntimeException e) {
       ch.close();
       throw e;
@@ -298,6 +303,10 @@ public final class TraceReader implements Iterable<TraceRecord>, Closeable {
         throw TraceFormatException.corrupt(base + start, "the block holds more than its " + count + " records");
       }
       int tag = b.get() & 0xff;
+      if (tag > lastTag && tag <= TraceFormat.TAG_COLLECTIVE) {
+        throw TraceFormatException.corrupt(base + start, "record tag " + tag + " in a file of a version that has no"
+            + " such records");
+      }
       try {
         switch (tag) {
           case TraceFormat.TAG_STRING -> defineString(b, base, start);
@@ -375,6 +384,12 @@ public final class TraceReader implements Iterable<TraceRecord>, Closeable {
             blockRecords.add(new TrafficRecord(device, correlation, time, read, written, string(b.getInt(), base,
                 start)));
           }
+          case TraceFormat.TAG_HOST_OP -> {
+            need(b, TraceFormat.FIXED_BODY_BYTES[tag], base, start, "host operation");
+            String name = string(b.getInt(), base, start);
+            blockRecords.add(new HostOpRecord(name, b.getLong(), b.getLong(), b.getLong(), b.getLong()));
+          }
+          case TraceFormat.TAG_COLLECTIVE -> blockRecords.add(collective(b, base, start));
           default -> throw TraceFormatException.corrupt(base + start, "unknown record tag " + tag);
         }
       } catch (IllegalArgumentException e) {
@@ -412,6 +427,21 @@ public final class TraceReader implements Iterable<TraceRecord>, Closeable {
       throw TraceFormatException.corrupt(offset, "record " + index + " ends at " + r.endNs() + " ns, before it starts"
           + " at " + r.startNs() + " ns");
     }
+  }
+
+  private CollectiveRecord collective(ByteBuffer b, long base, int start) throws TraceFormatException {
+    need(b, TraceFormat.FIXED_BODY_BYTES[TraceFormat.TAG_COLLECTIVE], base, start, "collective");
+    String collective = string(b.getInt(), base, start);
+    String dtype = string(b.getInt(), base, start);
+    String groupName = string(b.getInt(), base, start);
+    String groupDescription = string(b.getInt(), base, start);
+    String groupRanks = string(b.getInt(), base, start);
+    long in = b.getLong();
+    long out = b.getLong();
+    int groupSize = b.getInt();
+    int device = b.getInt();
+    return new CollectiveRecord(collective, dtype, in, out, groupSize, groupName, groupDescription, groupRanks, device,
+        b.getLong(), b.getLong(), b.getLong(), b.getLong(), b.getLong());
   }
 
   private void defineString(ByteBuffer b, long base, int start) throws TraceFormatException {

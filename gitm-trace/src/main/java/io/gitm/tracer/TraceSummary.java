@@ -1,8 +1,10 @@
 package io.gitm.tracer;
 
 import io.gitm.trace.ApiCallRecord;
+import io.gitm.trace.CollectiveRecord;
 import io.gitm.trace.CopyKind;
 import io.gitm.trace.CopyRecord;
+import io.gitm.trace.HostOpRecord;
 import io.gitm.trace.KernelRecord;
 import io.gitm.trace.MarkerRecord;
 import io.gitm.trace.MemsetRecord;
@@ -36,11 +38,13 @@ import java.util.TreeSet;
  * What a trace holds, computed in one streaming pass: its meta, record counts by type, time span, the streams of each
  * device, copy volume by direction, and the kernels that took the most device time.
  *
- * @param recordCounts records by type ({@code kernel, copy, memset, sync, api, overhead, state, marker}), all listed
+ * @param recordCounts records by type ({@code kernel, copy, memset, sync, api, overhead, state, marker, work,
+ *     traffic, hostop, collective}), all listed
  * @param firstNs the earliest start of any record, 0 for an empty trace
  * @param lastNs the latest end of any record, 0 for an empty trace
  * @param streamsByDevice the streams that kernels, copies, memsets or syncs ran on, by device index
- * @param hostThreads distinct host threads of API calls, markers and overhead intervals
+ * @param hostThreads distinct host threads of API calls, host operations, markers and overhead
+ *     intervals
  * @param copyBytes bytes copied by direction, only directions that occur
  * @param kernelNs total kernel time, summed over all kernels (concurrent kernels count separately)
  * @param topKernels kernels by name, by total time, largest first, at most the requested number
@@ -51,7 +55,8 @@ public record TraceSummary(TraceMeta meta, long fileBytes, long blocks, long rec
 
   /** The record type names, in the order {@link #recordCounts()} lists them. */
   public static final List<String> RECORD_TYPES =
-      List.of("kernel", "copy", "memset", "sync", "api", "overhead", "state", "marker", "work", "traffic");
+      List.of("kernel", "copy", "memset", "sync", "api", "overhead", "state", "marker", "work", "traffic",
+          "hostop", "collective");
 
   /** Time of all executions of one kernel (by name). */
   public record KernelStat(String name, long count, long totalNs, long minNs, long maxNs) {
@@ -135,6 +140,11 @@ public record TraceSummary(TraceMeta meta, long fileBytes, long blocks, long rec
         }
         case WorkRecord w -> counts[8]++;
         case TrafficRecord t -> counts[9]++;
+        case HostOpRecord h -> {
+          counts[10]++;
+          threads.add(h.threadId());
+        }
+        case CollectiveRecord c -> counts[11]++;
       }
     }
 

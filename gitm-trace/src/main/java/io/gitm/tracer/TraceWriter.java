@@ -2,8 +2,10 @@ package io.gitm.tracer;
 
 import io.gitm.store.AtomicFiles;
 import io.gitm.trace.ApiCallRecord;
+import io.gitm.trace.CollectiveRecord;
 import io.gitm.trace.CopyRecord;
 import io.gitm.trace.Dim3;
+import io.gitm.trace.HostOpRecord;
 import io.gitm.trace.KernelRecord;
 import io.gitm.trace.MarkerRecord;
 import io.gitm.trace.MemsetRecord;
@@ -249,8 +251,28 @@ public final class TraceWriter implements TraceSink, Closeable {
         block.put(TraceFormat.TAG_TRAFFIC).putInt(t.device()).putLong(t.correlationId()).putLong(t.timeNs())
             .putLong(t.bytesRead()).putLong(t.bytesWritten()).putInt(source);
       }
+      case HostOpRecord h -> {
+        int name = stringId(h.name());
+        ensure(1 + TraceFormat.FIXED_BODY_BYTES[TraceFormat.TAG_HOST_OP]);
+        block.put(TraceFormat.TAG_HOST_OP).putInt(name).putLong(h.threadId()).putLong(h.externalId())
+            .putLong(h.startNs()).putLong(h.endNs());
+      }
+      case CollectiveRecord c -> encodeCollective(c);
     }
     blockRecords++;
+  }
+
+  private void encodeCollective(CollectiveRecord c) throws IOException {
+    int collective = stringId(c.collective());
+    int dtype = stringId(c.dtype());
+    int groupName = stringId(c.groupName());
+    int groupDescription = stringId(c.groupDescription());
+    int groupRanks = stringId(c.groupRanks());
+    ensure(1 + TraceFormat.FIXED_BODY_BYTES[TraceFormat.TAG_COLLECTIVE]);
+    block.put(TraceFormat.TAG_COLLECTIVE).putInt(collective).putInt(dtype).putInt(groupName).putInt(groupDescription)
+        .putInt(groupRanks).putLong(c.inElements()).putLong(c.outElements()).putInt(c.groupSize())
+        .putInt(c.device()).putLong(c.threadId()).putLong(c.externalId()).putLong(c.correlationId())
+        .putLong(c.startNs()).putLong(c.endNs());
   }
 
   /** The id of {@code s}, defining it (a string record in the current block) the first time it is used. */

@@ -64,14 +64,14 @@ class KinetoImporterTest {
         .containsEntry("kineto.baseTimeNanoseconds", Long.toString(BASE))
         .containsEntry("kineto.cuda_runtime_version", "13000");
     assertThat(result.records()).containsExactlyInAnyOrderEntriesOf(Map.of("marker", 1L, "api", 6L, "kernel", 2L,
-        "copy", 1L, "memset", 1L, "sync", 1L, "overhead", 1L));
-    assertThat(result.ignored()).containsExactlyInAnyOrderEntriesOf(Map.of("cat cpu_op", 1L, "ph s", 1L, "ph f", 1L,
-        "ph M", 3L, "ph i", 2L));
+        "copy", 1L, "memset", 1L, "sync", 1L, "overhead", 1L, "hostop", 1L));
+    assertThat(result.ignored()).containsExactlyInAnyOrderEntriesOf(Map.of("ph s", 1L, "ph f", 1L, "ph M", 3L,
+        "ph i", 2L));
     assertThat(result.missing()).isEmpty();
     assertThat(result.events()).isEqualTo(21);
 
     List<TraceRecord> rs = Samples.readAll(out);
-    assertThat(rs).hasSize(13);
+    assertThat(rs).hasSize(14);
     KernelRecord gemm = ofType(rs, KernelRecord.class).getFirst();
     assertThat(gemm).isEqualTo(new KernelRecord(
         "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_warpgroupsize1x1x1_execute_segment_k_off_kernel"

@@ -216,7 +216,7 @@ class PerfettoExporterTest {
       }
     }
     assertThat(threadNames().keySet()).extracting(k -> k.get(1)).doesNotHaveDuplicates();
-    assertThat(result.records()).isEqualTo(18);
+    assertThat(result.records()).isEqualTo(22);
     assertThat(result.events()).isEqualTo(events.size());
   }
 

@@ -3,10 +3,12 @@ package io.gitm.tracer;
 import io.gitm.trace.ApiCallRecord;
 import io.gitm.trace.ApiKind;
 import io.gitm.trace.ClockDomain;
+import io.gitm.trace.CollectiveRecord;
 import io.gitm.trace.CopyKind;
 import io.gitm.trace.CopyRecord;
 import io.gitm.trace.DeviceKind;
 import io.gitm.trace.Dim3;
+import io.gitm.trace.HostOpRecord;
 import io.gitm.trace.KernelRecord;
 import io.gitm.trace.MarkerRecord;
 import io.gitm.trace.MemoryKind;
@@ -47,6 +49,18 @@ final class Samples {
 
   /** One record of every type, incl. a state sample with only some fields read and one with none. */
   static List<TraceRecord> everyType() {
+    List<TraceRecord> r = new ArrayList<>(everyTypeOfVersion2());
+    r.add(new HostOpRecord("aten::mm", 42, 3587, 1_200, 4_800));
+    r.add(new CollectiveRecord("allreduce", "Float", 4_194_304, 4_194_304, 2, "0", "default_pg", "[0, 1]", -1, 42,
+        3589, 0, 1_100, 4_900));
+    r.add(new CollectiveRecord("_allgather_base", "BFloat16", 1024, 2048, 2, "1", "", "", 0, -1, 3590, 7, 6_000,
+        26_000));
+    r.add(new CollectiveRecord("", "", -1, -1, -1, "", "", "", -1, 0, 0, 0, 0, 0));
+    return r;
+  }
+
+  /** Every record type of format version 2. */
+  static List<TraceRecord> everyTypeOfVersion2() {
     List<TraceRecord> r = new ArrayList<>(everyTypeOfVersion1());
     r.add(new WorkRecord("void gemm<float, 128>(float const*, float*)", 0, 7, 7, 1_500, 2.5e9,
         io.gitm.trace.Precision.TF32, 3L << 20, 1L << 20, 12, 3));

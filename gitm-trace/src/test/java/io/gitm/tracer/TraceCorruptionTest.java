@@ -243,9 +243,19 @@ class TraceCorruptionTest {
   @Test
   void anUnknownVersionIsRefused() throws Exception {
     byte[] bytes = new Raw().endAndGet();
-    bytes[8] = 3;
+    bytes[8] = 4;
     assertThat(error(bytes))
-        .hasMessage("unsupported trace version 3 at byte offset 8 (this gitm reads versions 1 to 2)");
+        .hasMessage("unsupported trace version 4 at byte offset 8 (this gitm reads versions 1 to 3)");
+  }
+
+  @Test
+  void aHostOperationRecordInAFileOfAnOlderVersionIsAnError() throws Exception {
+    Raw raw = new Raw();
+    int blockAt = raw.size();
+    raw.block(1, new byte[] {12});
+    raw.end();
+    assertThat(error(raw.bytes())).hasMessage("truncated or corrupt at byte offset " + (blockAt + 12)
+        + ": record tag 12 in a file of a version that has no such records");
   }
 
   @Test

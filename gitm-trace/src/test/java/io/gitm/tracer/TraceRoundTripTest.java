@@ -199,7 +199,7 @@ class TraceRoundTripTest {
     crc.update(payload.array());
     ByteArrayOutputStream expected = new ByteArrayOutputStream();
     expected.write("GITMTRC1".getBytes(StandardCharsets.US_ASCII));
-    expected.write(le(2));
+    expected.write(le(3));
     expected.write(le(meta.length));
     expected.write(meta);
     expected.write(le(payload.capacity()));
@@ -214,7 +214,7 @@ class TraceRoundTripTest {
   }
 
   /**
-   * {@code tracer/golden-v2.gtrace} holds {@link Samples#everyType()} with {@link Samples#META} in one block: a fixed
+   * {@code tracer/golden-v3.gtrace} holds {@link Samples#everyType()} with {@link Samples#META} in one block: a fixed
    * reference for other writers of the format (the C injection library). Set {@code -Dgitm.regenerateGolden=true}
    * to rewrite it after a deliberate format change.
    */
@@ -223,12 +223,12 @@ class TraceRoundTripTest {
     Path f = dir.resolve("golden.gtrace");
     Samples.write(f, Samples.META, Samples.everyType());
     if (Boolean.getBoolean("gitm.regenerateGolden")) {
-      Files.copy(f, Path.of("src/test/resources/tracer/golden-v2.gtrace"),
+      Files.copy(f, Path.of("src/test/resources/tracer/golden-v3.gtrace"),
           java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     }
     byte[] golden;
-    try (var in = TraceRoundTripTest.class.getResourceAsStream("/tracer/golden-v2.gtrace")) {
-      assertThat(in).as("test resource tracer/golden-v2.gtrace").isNotNull();
+    try (var in = TraceRoundTripTest.class.getResourceAsStream("/tracer/golden-v3.gtrace")) {
+      assertThat(in).as("test resource tracer/golden-v3.gtrace").isNotNull();
       golden = in.readAllBytes();
     }
     assertThat(Files.readAllBytes(f)).isEqualTo(golden);
@@ -289,6 +289,20 @@ class TraceRoundTripTest {
       List<TraceRecord> back = new ArrayList<>();
       r.read(back::add);
       assertThat(back).containsExactlyElementsOf(Samples.everyTypeOfVersion1());
+    }
+  }
+
+  /** A version-2 file (written before host operation and collective records existed) still reads back whole. */
+  @Test
+  void aVersion2FileStillReads() throws Exception {
+    Path copy = dir.resolve("v2.gtrace");
+    try (var in = TraceRoundTripTest.class.getResourceAsStream("/tracer/golden-v2.gtrace")) {
+      Files.write(copy, in.readAllBytes());
+    }
+    try (TraceReader r = TraceReader.open(copy)) {
+      List<TraceRecord> back = new ArrayList<>();
+      r.read(back::add);
+      assertThat(back).containsExactlyElementsOf(Samples.everyTypeOfVersion2());
     }
   }
 

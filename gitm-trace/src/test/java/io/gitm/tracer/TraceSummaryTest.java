@@ -28,7 +28,8 @@ class TraceSummaryTest {
     assertThat(s.recordCounts()).containsExactly(java.util.Map.entry("kernel", 4L), java.util.Map.entry("copy", 2L),
         java.util.Map.entry("memset", 1L), java.util.Map.entry("sync", 2L), java.util.Map.entry("api", 2L),
         java.util.Map.entry("overhead", 1L), java.util.Map.entry("state", 2L), java.util.Map.entry("marker", 2L),
-        java.util.Map.entry("work", 1L), java.util.Map.entry("traffic", 1L));
+        java.util.Map.entry("work", 1L), java.util.Map.entry("traffic", 1L), java.util.Map.entry("hostop", 1L),
+        java.util.Map.entry("collective", 3L));
     assertThat(s.firstNs()).isEqualTo(-5);
     assertThat(s.lastNs()).isEqualTo(400_000);
     assertThat(s.spanNs()).isEqualTo(400_005);
