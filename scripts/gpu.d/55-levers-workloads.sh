@@ -3,7 +3,8 @@
 # hft-lob"), every lever that applies gated alone against the shipped setup on the real device (`gitm levers
 # --measure --json`: interleaved A/B blocks, output digest). Results in
 # $GITM_PART_OUT/<workload>-<lever>.json (default $OUT/55-levers-workloads), one command per lever. GITM_LW_PAIRS and
-# GITM_LW_BLOCK set the gate's pairs and block iterations (default: the command's own); GITM_LW_SECONDS (480) ends it.
+# GITM_LW_BLOCK set the gate's pairs and block iterations (default: the command's own); GITM_LW_SECONDS (480) ends it;
+# GITM_LW_SKIP="W:ID ..." leaves those out.
 set -uo pipefail
 gitm_root=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
 cd "$gitm_root" || exit 2
@@ -19,6 +20,7 @@ for w in ${GITM_LW:-af2 kitti hft-lob}; do
   gitm levers --workload "$w" --device nvidia --json > "$out/$w-levers.json" 2> "$out/$w-levers.err" || { rc=1; continue; }
   ids=$(python3 -c 'import json,sys; print(" ".join(l["id"] for l in json.load(open(sys.argv[1]))["levers"] if l.get("applies")))' "$out/$w-levers.json")
   for id in $ids; do
+    case " ${GITM_LW_SKIP:-} " in *" $w:$id "*) continue ;; esac
     if [ "$(date +%s)" -ge "$deadline" ]; then echo "time is up before $w $id"; rc=1; break 2; fi
     args=(levers --workload "$w" --device nvidia --measure --json --levers "$id")
     [ -n "${GITM_LW_PAIRS:-}" ] && args+=(--gate-pairs "$GITM_LW_PAIRS")
