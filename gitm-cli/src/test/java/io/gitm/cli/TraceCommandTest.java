@@ -26,6 +26,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -322,13 +323,19 @@ class TraceCommandTest {
 
   @Test
   void infoOfAnImportedTraceNamesTheEventsNotImportedAndWhy() throws Exception {
-    Path in = kineto("k.json");
-    assertThat(gitm("trace", "import", in.toString()).code()).isEqualTo(Main.OK);
+    // a Python call-stack event (profiled with_stack) beside the fixture's events: it is not imported
+    String python = "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"train.py(10): step\","
+        + " \"pid\": 1, \"tid\": 1, \"ts\": 12.0, \"dur\": 1.0},";
+    Path in = Files.writeString(dir.resolve("k.json"), KINETO.replaceFirst("\"traceEvents\": \\[",
+        "\"traceEvents\": [" + Matcher.quoteReplacement(python)));
+    Run imported = gitm("trace", "import", in.toString());
+    assertThat(imported.code()).as(imported.err()).isEqualTo(Main.OK);
     Run info = gitm("trace", "info", dir.resolve("k.gtrace").toString());
     assertThat(info.code()).as(info.err()).isEqualTo(Main.OK);
-    assertThat(info.out()).contains("not imported cat cpu_op 1 (CPU operators)");
+    assertThat(info.out()).contains("not imported cat python_function 1 (Python call stack (with_stack))");
     Run json = gitm("trace", "info", dir.resolve("k.gtrace").toString(), "--json");
-    assertThat(Json.MAPPER.readTree(json.out()).get("notImported").get("cat cpu_op").asLong()).isEqualTo(1);
+    assertThat(Json.MAPPER.readTree(json.out()).get("notImported").get("cat python_function").asLong())
+        .isEqualTo(1);
   }
 
   @Test
