@@ -29,7 +29,9 @@ class AnalyzeHostSideTest {
     CliResult r = analyze();
 
     assertThat(r.code()).as(r.err()).isZero();
-    assertThat(r.out()).contains("[window steps (the default: the trace has ProfilerStep annotations): ProfilerStep#1 to #5, 5 of 6 steps, the last (usually partial) step left out]")
+    assertThat(r.out())
+        .contains("[window steps (the default: the trace has ProfilerStep annotations): ProfilerStep#1 to #5,"
+            + " 5 of 6 steps, the last (usually partial) step left out]")
         .contains("  shares  host op ")
         // the window holds 5 of the 6 all_reduces, of 4 Mi floats each; the sixth lasted 70.069 µs of 562.474
         .contains("nccl      allreduce ×5 on group 0 (default_pg, ranks [0], size 1), Float: 20971520 elements in,"
@@ -52,7 +54,8 @@ class AnalyzeHostSideTest {
       sum += p.get("byKind").get(k).get("ns").asLong();
     }
     assertThat(sum).isEqualTo(length);
-    assertThat(j.get("collectives").get("window").asString()).contains("5 of 6 steps, the last (usually partial) step left out");
+    assertThat(j.get("collectives").get("window").asString())
+        .contains("5 of 6 steps, the last (usually partial) step left out");
     assertThat(j.get("collectives").get("byCollective")).hasSize(3);
     JsonNode c = j.get("collectives").get("byCollective").get(1);
     assertThat(c.get("name").asString()).isEqualTo("allreduce");
