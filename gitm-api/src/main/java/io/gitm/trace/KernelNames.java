@@ -27,4 +27,17 @@ public final class KernelNames {
   public static boolean gemm(String name) {
     return name != null && name.toLowerCase(Locale.ROOT).contains("gemm");
   }
+
+  /**
+   * Whether a kernel is a convolution by its name: cuDNN's ({@code conv}, {@code convolve}), and the implicit-GEMM
+   * forward, data-gradient and weight-gradient kernels of cuDNN and CUTLASS ({@code fprop}, {@code dgrad},
+   * {@code wgrad}).
+   */
+  public static boolean conv(String name) {
+    if (name == null) {
+      return false;
+    }
+    String n = name.toLowerCase(Locale.ROOT);
+    return n.contains("conv") || n.contains("fprop") || n.contains("dgrad") || n.contains("wgrad");
+  }
 }

@@ -22,7 +22,9 @@ final class ProcessOptions {
   @Option(names = "--shell", description = "With --cmd: run the command as one line through /bin/sh -c.")
   boolean shell;
 
-  @Option(names = "--metric", paramLabel = "wall", description = "The job's wall time (the default metric).")
+  @Option(names = "--metric", paramLabel = "wall|steps|samples", description = "wall: the job's wall time (the"
+      + " default); steps: a PyTorch job's optimizer steps per second after its warm-up steps, counted inside it by"
+      + " gitm's Python hook (no regex); samples: its samples per second (DataLoader batch sizes).")
   String metric;
 
   @Option(names = "--metric-regex", paramLabel = "REGEX",
@@ -72,6 +74,10 @@ final class ProcessOptions {
   @Option(names = "--no-trace", description = "Do not trace the job with gitm's CUPTI injection library.")
   boolean noTrace;
 
+  @Option(names = "--no-hook", description = "Do not put gitm's Python hook on the job's PYTHONPATH (no step metric,"
+      + " framework facts or PyTorch levers).")
+  boolean noHook;
+
   @Option(names = "--kineto", paramLabel = "TRACE.json",
       description = "A PyTorch profiler (Kineto) trace of the job, analyzed and added to the report as extra evidence.")
   List<Path> kineto = new ArrayList<>();
@@ -89,9 +95,13 @@ final class ProcessOptions {
       throw new CommandLine.ParameterException(cl, "give one metric: --metric wall, --metric-regex REGEX or"
           + " --metric-file PATH (with an optional --metric-regex applied to the file)");
     }
-    if (metric != null && !metric.equals("wall")) {
-      throw new CommandLine.ParameterException(cl, "--metric: only 'wall' is known (or use --metric-regex or"
-          + " --metric-file)");
+    if (metric != null && !List.of("wall", "steps", "samples").contains(metric)) {
+      throw new CommandLine.ParameterException(cl, "--metric '" + metric + "': give wall, steps or samples (or use"
+          + " --metric-regex or --metric-file)");
+    }
+    if (metric != null && !metric.equals("wall") && noHook) {
+      throw new CommandLine.ParameterException(cl, "--metric " + metric + " is counted by gitm's Python hook, which"
+          + " --no-hook turns off");
     }
     if (higher && lower) {
       throw new CommandLine.ParameterException(cl, "--higher-is-better and --lower-is-better contradict each other");
@@ -105,6 +115,12 @@ final class ProcessOptions {
         }
         m = new ProcessMetric(metricFile != null ? ProcessMetric.Kind.FILE : ProcessMetric.Kind.REGEX, metricRegex,
             metricFile, higher, metricName);
+      } else if (metric != null && !metric.equals("wall")) {
+        if (lower) {
+          throw new CommandLine.ParameterException(cl, "--metric " + metric + " is a rate: higher is better");
+        }
+        m = new ProcessMetric(metric.equals("steps") ? ProcessMetric.Kind.STEPS : ProcessMetric.Kind.SAMPLES, null,
+            null, true, metricName);
       } else {
         if (higher) {
           throw new CommandLine.ParameterException(cl, "--metric wall is a time: lower is better");
@@ -141,7 +157,7 @@ final class ProcessOptions {
   /** Whether any option of a process job was given (they make no sense with --workload). */
   boolean anyGiven() {
     return cmd || shell || metric != null || metricRegex != null || metricFile != null || higher || lower
-        || !outputs.isEmpty() || timeout != null || workdir != null || !env.isEmpty() || noTrace || !kineto.isEmpty();
+        || !outputs.isEmpty() || timeout != null || workdir != null || !env.isEmpty() || noTrace || noHook || !kineto.isEmpty();
   }
 
   static Duration duration(CommandLine cl, String text) {

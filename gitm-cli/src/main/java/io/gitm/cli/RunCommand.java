@@ -173,6 +173,7 @@ final class RunCommand implements Callable<Integer> {
     gatePairs = r.number("gate-pairs", gatePairs);
     allowDeviceSettings = r.flag("allow-device-settings", false);
     process.noTrace = r.flag("no-trace", false);
+    process.noHook = r.flag("no-hook", false);
     List<String> k = r.list("kineto");
     process.kineto = k == null ? new ArrayList<>() : new ArrayList<>(k.stream().map(Path::of).toList());
   }
@@ -188,6 +189,7 @@ final class RunCommand implements Callable<Integer> {
     }
     m.put("allow-device-settings", allowDeviceSettings);
     m.put("no-trace", process.noTrace);
+    m.put("no-hook", process.noHook);
     m.put("kineto", process.kineto.stream().map(p -> p.toAbsolutePath().toString()).toList());
     return m;
   }
@@ -351,7 +353,8 @@ final class RunCommand implements Callable<Integer> {
       evidence.add(KinetoEvidence.summarize(cl, k));
     }
     ProcessTarget job = new ProcessTarget(spec, tracing, tracingOff, sampler, gpuProcesses, info,
-        sampler != null ? "NVML device " + device.ordinal + " (" + info.name() + ")" : "no GPU: " + gpu, evidence);
+        sampler != null ? "NVML device " + device.ordinal + " (" + info.name() + ")" : "no GPU: " + gpu, evidence,
+        !process.noHook);
     String command = commandLine(cl) + " " + String.join(" ", spec.command());
     return execute(cl, sampler != null, () -> new RunLoop.Request(job, budget, target, store,
         resumed == null ? null : resumed.run(), resumed == null ? null : resumed.previous(), gateOptions, levers,

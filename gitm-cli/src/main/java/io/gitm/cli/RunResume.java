@@ -31,7 +31,7 @@ record RunResume(RunDir run, Journal.Contents previous, ProcessSpec process, Map
       "--block-iterations", "--gate-pairs", "--allow-device-settings", "--device", "--sim-preset", "--sim-seed",
       "--faults", "--cmd", "--shell", "--metric", "--metric-regex", "--metric-file", "--metric-name",
       "--higher-is-better", "--lower-is-better", "--output", "--rtol", "--atol", "--timeout", "--workdir", "--env",
-      "--no-trace", "--kineto");
+      "--no-trace", "--no-hook", "--kineto");
 
   /** The run {@code resume} names (an id in {@code store}, or a folder), checked resumable. */
   static RunResume open(CommandLine cl, RunStore store, String resume) {

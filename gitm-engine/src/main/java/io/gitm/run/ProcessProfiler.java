@@ -318,7 +318,8 @@ final class ProcessProfiler {
   /**
    * Facts a black-box trace shows that process levers estimate their gain from: the share of the traced span spent in
    * FP32 GEMM kernels not on tensor cores ({@link LeverContext#FACT_FP32_GEMM_SHARE}), and in
-   * device allocation and free calls ({@link LeverContext#FACT_ALLOCATION_SHARE}). Empty without
+   * device allocation and free calls ({@link LeverContext#FACT_ALLOCATION_SHARE}), and in convolution kernels
+   * ({@link LeverContext#FACT_CONV_SHARE}). Empty without
    * kernel records.
    */
   static Map<String, Double> traceFacts(List<TraceRecord> records) {
@@ -326,6 +327,7 @@ final class ProcessProfiler {
     long last = Long.MIN_VALUE;
     long gemm = 0;
     long alloc = 0;
+    long conv = 0;
     boolean kernels = false;
     for (TraceRecord r : records) {
       if (r instanceof KernelRecord k) {
@@ -334,6 +336,9 @@ final class ProcessProfiler {
         last = Math.max(last, k.endNs());
         if (KernelNames.fp32Gemm(k.name())) {
           gemm += k.endNs() - k.startNs();
+        }
+        if (KernelNames.conv(k.name())) {
+          conv += k.endNs() - k.startNs();
         }
       } else if (r instanceof ApiCallRecord a) {
         first = Math.min(first, a.startNs());
@@ -348,7 +353,8 @@ final class ProcessProfiler {
     }
     double span = last - first;
     return Map.of(LeverContext.FACT_FP32_GEMM_SHARE, Math.min(1, gemm / span),
-        LeverContext.FACT_ALLOCATION_SHARE, Math.min(1, alloc / span));
+        LeverContext.FACT_ALLOCATION_SHARE, Math.min(1, alloc / span), LeverContext.FACT_CONV_SHARE,
+        Math.min(1, conv / span));
   }
 
 }

@@ -9,6 +9,7 @@ import io.gitm.device.StateSampler;
 import io.gitm.job.Job;
 import io.gitm.job.ProcessJob;
 import io.gitm.job.ProcessSpec;
+import io.gitm.job.TorchHook;
 import io.gitm.levers.Lever;
 import io.gitm.levers.LeverContext;
 import io.gitm.levers.Setup;
@@ -42,10 +43,12 @@ import java.util.function.Supplier;
  *     job's process group
  * @param info the GPU as NVML describes it, or a host-only description
  * @param extraEvidence findings from elsewhere (an imported PyTorch profiler trace), added to the report's notes
+ * @param pythonHook whether every run gets gitm's Python hook ({@link TorchHook}: step metric, framework facts and
+ *     levers); off with {@code --no-hook}
  */
 public record ProcessTarget(ProcessSpec spec, Function<Path, Map<String, String>> tracing, String tracingOff,
     StateSampler sampler, Supplier<List<GpuProcess>> gpuProcesses, DeviceInfo info, String choiceReason,
-    List<String> extraEvidence) implements RunTarget {
+    List<String> extraEvidence, boolean pythonHook) implements RunTarget {
   /** The profile's notes and busy-process count, kept for a resumed run. */
   static final String PROFILE_NOTES = "profile-notes.json";
   /** The job's spec in the run folder. */
@@ -107,8 +110,55 @@ public record ProcessTarget(ProcessSpec spec, Function<Path, Map<String, String>
   @Override
   public Profile profile(Profile.Input in) throws IOException {
     ProcessProfiler.Result r = profileProcess(in);
-    in.run().writeJson(PROFILE_NOTES, Map.of("notes", r.notes(), "jobProcesses", r.jobProcesses()));
-    return new Profile(r.baseline(), r.notes(), Map.of(LeverContext.FACT_JOB_PROCESSES, (double) r.jobProcesses()));
+    Map<String, Double> facts = new java.util.TreeMap<>(hookFacts(r.runs()));
+    facts.put(LeverContext.FACT_JOB_PROCESSES, (double) r.jobProcesses());
+    List<String> notes = new ArrayList<>(r.notes());
+    hookNote(r.runs()).ifPresent(notes::add);
+    in.run().writeJson(PROFILE_NOTES, Map.of("notes", notes, "jobProcesses", r.jobProcesses(), "facts", facts));
+    return new Profile(r.baseline(), notes, facts);
+  }
+
+  /** The hook's facts of the profile's first untraced run that went well (its timing is the baseline's). */
+  private static Map<String, Double> hookFacts(List<ProcessJob.RunResult> runs) {
+    return firstHooked(runs).map(h -> h.leverFacts()).orElse(Map.of());
+  }
+
+  private static Optional<TorchHook.Report> firstHooked(List<ProcessJob.RunResult> runs) {
+    return runs.stream().filter(x -> x.ok() && "profile".equals(x.label())).map(ProcessJob.RunResult::hook)
+        .filter(h -> h != null && h.torch()).findFirst();
+  }
+
+  /** What the hook saw in the profile, for the report: steps, processes, data wait, the hook's own failure. */
+  private Optional<String> hookNote(List<ProcessJob.RunResult> runs) {
+    if (!pythonHook) {
+      return Optional.of("gitm's Python hook is off (--no-hook): no step metric, framework facts or levers");
+    }
+    Optional<TorchHook.Report> h = firstHooked(runs);
+    String failed = runs.stream().map(ProcessJob.RunResult::hook).filter(x -> x != null && x.error() != null)
+        .map(TorchHook.Report::error).findFirst().orElse(null);
+    if (h.isEmpty()) {
+      return Optional.of(failed != null ? "gitm's Python hook failed in the profile and turned itself off: " + failed
+          : "gitm's Python hook saw no torch imported (not a PyTorch job): no framework facts or levers");
+    }
+    TorchHook.Report r = h.get();
+    StringBuilder sb = new StringBuilder("PyTorch seen by gitm's Python hook: ");
+    sb.append(r.facts() == null ? "" : "torch " + r.facts().path("torch").asString("?") + ", ");
+    sb.append(r.steps()).append(" steps (").append(r.stepSource()).append(")");
+    r.stepsPerSecond().ifPresent(v -> sb.append(String.format(java.util.Locale.ROOT, ", %.3g steps/s", v)));
+    Double wait = r.leverFacts().get(LeverContext.FACT_TORCH_DATA_WAIT_SHARE);
+    if (wait != null) {
+      sb.append(String.format(java.util.Locale.ROOT, ", %.1f%% of each step waiting for the DataLoader", 100 * wait));
+    }
+    sb.append("; ").append(r.processes()).append(" process").append(r.processes() == 1 ? "" : "es")
+        .append(" imported torch, the main one steered");
+    if (failed != null) {
+      sb.append("; the hook failed in another run: ").append(failed);
+    }
+    return Optional.of(sb.toString());
+  }
+
+  private TorchHook hook(RunDir run) {
+    return pythonHook ? TorchHook.install(run.dir().resolve("hook").resolve("python")) : null;
   }
 
   private ProcessProfiler.Result profileProcess(Profile.Input in) throws IOException {
@@ -116,7 +166,7 @@ public record ProcessTarget(ProcessSpec spec, Function<Path, Map<String, String>
     Ticker wall = in.clock().wall();
     Duration first = spec.timeout() != null ? spec.timeout() : in.clock().plan().budget().duration().dividedBy(3);
     PreexistingOutputs kept = new PreexistingOutputs(spec, run.dir());
-    try (ProcessJob job = new ProcessJob(spec, run.dir(), wall, first)) {
+    try (ProcessJob job = new ProcessJob(spec, run.dir(), wall, first, hook(run))) {
       kept.moveAside();
       ProcessProfiler.Result r = ProcessProfiler.profile(job, name(), tracing, tracingOff, sampler, gpuProcesses,
           in.tracePath(), in.window(), wall, in.control());
@@ -178,8 +228,12 @@ public record ProcessTarget(ProcessSpec spec, Function<Path, Map<String, String>
     if (ended != null) {
       notes.add(ended);
     }
-    return new Profile(baseline, notes, Map.of(LeverContext.FACT_JOB_PROCESSES,
-        ((Number) pn.get("jobProcesses")).doubleValue()));
+    Map<String, Double> facts = new java.util.TreeMap<>();
+    if (pn.get("facts") instanceof Map<?, ?> kept) {
+      kept.forEach((k, v) -> facts.put(String.valueOf(k), ((Number) v).doubleValue()));
+    }
+    facts.put(LeverContext.FACT_JOB_PROCESSES, ((Number) pn.get("jobProcesses")).doubleValue());
+    return new Profile(baseline, notes, facts);
   }
 
   @Override
@@ -200,7 +254,7 @@ public record ProcessTarget(ProcessSpec spec, Function<Path, Map<String, String>
 
   @Override
   public Job.Closeable openJob(RunDir run, Ticker wall, Profiler.Baseline baseline, Tuning tuning) {
-    return new ProcessJob(spec, run.dir(), wall, timeout(baseline));
+    return new ProcessJob(spec, run.dir(), wall, timeout(baseline), hook(run));
   }
 
   @Override

@@ -21,7 +21,7 @@ class SecretsTest {
   @Test
   void processJsonAndTheReportNotesNameTheVariablesButHideTheirValuesWhichSecretsJsonKeeps() {
     ProcessTarget t = new ProcessTarget(spec(Map.of("PATH", "/usr/bin", "API_TOKEN", "hunter2")), null, "off", null,
-        null, null, "none", List.of());
+        null, null, "none", List.of(), true);
     Map<String, Object> files = t.resumeFiles();
     assertThat(files.get(ProcessTarget.PROCESS_FILE).toString()).doesNotContain("hunter2")
         .contains("API_TOKEN=" + Secrets.REDACTED).contains("PATH=/usr/bin");

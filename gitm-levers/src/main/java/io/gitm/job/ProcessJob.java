@@ -55,6 +55,7 @@ public final class ProcessJob implements Job.Closeable {
   private final Path setsid;
   private final Path taskset;
   private final Duration timeout;
+  private final TorchHook hook;
   /** How often a run's descendants are looked for while it goes on. */
   private static final Duration POLL = Duration.ofMillis(500);
 
@@ -73,10 +74,12 @@ public final class ProcessJob implements Job.Closeable {
    * @param output the digest of the output files, or null when it failed
    * @param failure why the run gave no measurement, or null
    * @param leftovers the run's processes still there when its main process exited or was ended (ended by gitm)
+   * @param hook what gitm's Python hook wrote for the run (a report of no torch when the hook was off)
    */
   public record RunResult(int index, String label, List<String> argv, Map<String, String> leverEnvironment,
       SortedSet<Integer> cpus, int exitCode, double wallSeconds, double metric, OutputDigest output, String failure,
-      TrialFailure.Kind failureKind, List<ProcessTree.Found> leftovers, Path stdout, Path stderr) {
+      TrialFailure.Kind failureKind, List<ProcessTree.Found> leftovers, Path stdout, Path stderr,
+      TorchHook.Report hook) {
     public boolean ok() {
       return failure == null;
     }
@@ -87,9 +90,24 @@ public final class ProcessJob implements Job.Closeable {
    * @param timeout longest a run may take (the spec's own when it has one)
    */
   public ProcessJob(ProcessSpec spec, Path logDir, Ticker ticker, Duration timeout) {
+    this(spec, logDir, ticker, timeout, null);
+  }
+
+  /**
+   * @param logDir the run folder: runs are logged under {@code trials/}
+   * @param timeout longest a run may take (the spec's own when it has one)
+   * @param hook gitm's Python hook, put on every run's {@code PYTHONPATH} with a folder of its own per run
+   *     ({@code trials/pNNNN.hook/}), or null for none
+   */
+  public ProcessJob(ProcessSpec spec, Path logDir, Ticker ticker, Duration timeout, TorchHook hook) {
     if (spec == null || logDir == null || ticker == null) {
       throw new IllegalArgumentException("a process job needs a spec, a log folder and a ticker");
     }
+    if (spec.metric().needsHook() && hook == null) {
+      throw new IllegalArgumentException("--metric " + spec.metric().name() + " is counted by gitm's Python hook,"
+          + " which --no-hook turns off");
+    }
+    this.hook = hook;
     if (!ProcessGroups.supported()) {
       throw new IllegalArgumentException("black-box jobs need process groups: " + ProcessGroups.unsupportedReason());
     }
@@ -230,6 +248,10 @@ public final class ProcessJob implements Job.Closeable {
         if (left != null) {
           throw new TrialFailure(TrialFailure.Kind.CRASH, left);
         }
+        String unapplied = unapplied(setup, r.hook());
+        if (unapplied != null) {
+          throw new TrialFailure(TrialFailure.Kind.SETUP_REFUSED, unapplied);
+        }
         last = r.output();
         return r.metric();
       }
@@ -259,6 +281,41 @@ public final class ProcessJob implements Job.Closeable {
         + shippedLeftovers + "; gitm ended them, and a setup whose runs leave processes behind is not kept";
   }
 
+  /**
+   * Why the framework levers a setup asks the hook for ({@link TorchHook#LEVERS_VARIABLE}) did not all change the
+   * run, or null when each did: a lever that changed nothing must not be judged as if it had.
+   */
+  static String unapplied(Setup setup, TorchHook.Report hook) {
+    String asked = setup.environment().get(TorchHook.LEVERS_VARIABLE);
+    if (asked == null || asked.isBlank()) {
+      return null;
+    }
+    List<String> names = java.util.Arrays.stream(asked.split(",")).map(x -> x.split("=", 2)[0].strip())
+        .filter(x -> !x.isEmpty()).toList();
+    if (!hook.torch()) {
+      return "the job never imported torch" + (hook.error() == null ? "" : " as far as gitm's hook saw (it failed: "
+          + hook.error() + ")") + ", so the framework levers " + names + " changed nothing";
+    }
+    if (hook.error() != null) {
+      return "gitm's Python hook failed and turned itself off: " + hook.error();
+    }
+    Map<String, TorchHook.LeverOutcome> done = hook.levers();
+    for (String n : names) {
+      TorchHook.LeverOutcome o = done.get(n);
+      if (o == null) {
+        return "the job gave the hook nothing to apply " + n + " to (" + switch (n) {
+          case "channels-last" -> "no module was called";
+          case "dl-workers", "dl-pin-memory", "dl-persistent-workers", "dl-prefetch-factor" -> "no DataLoader was made";
+          default -> "it was never reached";
+        } + ")";
+      }
+      if (!o.applied()) {
+        return "the hook could not apply " + n + ": " + o.detail();
+      }
+    }
+    return null;
+  }
+
   private static boolean shipped(Setup setup, Map<String, String> extra) {
     return setup.environment().isEmpty() && setup.cpus().isEmpty() && extra.isEmpty();
   }
@@ -284,6 +341,16 @@ public final class ProcessJob implements Job.Closeable {
     set.putAll(extra);
     Map<String, String> env = new TreeMap<>(spec.environment());
     env.putAll(set);
+    Path hookDir = null;
+    if (hook != null) {
+      hookDir = logDir.resolve(stem + ".hook");
+      try {
+        Files.createDirectories(hookDir);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot make the run's hook folder " + hookDir, e);
+      }
+      env.putAll(hook.environment(hookDir, env.get("PYTHONPATH")));
+    }
     List<String> argv = new ArrayList<>();
     argv.add(setsid.toString());
     if (!setup.cpus().isEmpty()) {
@@ -305,14 +372,15 @@ public final class ProcessJob implements Job.Closeable {
       p = pb.start();
     } catch (IOException e) {
       return log(new RunResult(index, label, argv, set, setup.cpus(), -1, 0, Double.NaN, null,
-          "the job could not be started: " + e.getMessage(), TrialFailure.Kind.CRASH, List.of(), out, err));
+          "the job could not be started: " + e.getMessage(), TrialFailure.Kind.CRASH, List.of(), out, err,
+          TorchHook.Report.NONE));
     }
     long pgid = p.pid();
     ProcessGroups.register(pgid);
     groups.add(pgid);
     JobProcesses tree = JobProcesses.started(logDir, pgid, since);
     try {
-      RunResult r = await(p, pgid, tree, t0, index, label, argv, set, setup, out, err);
+      RunResult r = await(p, pgid, tree, t0, index, label, argv, set, setup, out, err, hookDir);
       if (shipped(setup, extra)) {
         shippedLeftovers = Math.max(shippedLeftovers, r.leftovers().size());
       }
@@ -341,40 +409,43 @@ public final class ProcessJob implements Job.Closeable {
   }
 
   private RunResult await(Process p, long pgid, JobProcesses tree, long t0, int index, String label,
-      List<String> argv, Map<String, String> set, Setup setup, Path out, Path err) throws InterruptedException {
+      List<String> argv, Map<String, String> set, Setup setup, Path out, Path err, Path hookDir)
+      throws InterruptedException {
     boolean finished;
     try {
       finished = waitFor(p, tree, pgid);
     } catch (InterruptedException e) {
       List<ProcessTree.Found> left = end(p, pgid, tree);
       log(new RunResult(index, label, argv, set, setup.cpus(), -1, (ticker.nanos() - t0) / 1e9, Double.NaN, null,
-          "stopped by request", TrialFailure.Kind.CRASH, left, out, err));
+          "stopped by request", TrialFailure.Kind.CRASH, left, out, err, TorchHook.read(hookDir)));
       throw e;
     }
     double wall = (ticker.nanos() - t0) / 1e9;
     if (!finished) {
       List<ProcessTree.Found> left = end(p, pgid, tree);
+      TorchHook.Report hr = TorchHook.read(hookDir);
       return log(new RunResult(index, label, argv, set, setup.cpus(), -1, wall, Double.NaN, null,
           "the job did not finish within " + Watchdog.describe(timeout) + "; its process group was killed (last line: "
               + ProcessMetric.lastLine(tail(err).isBlank() ? tail(out) : tail(err)) + ")", TrialFailure.Kind.HANG,
-          left, out, err));
+          left, out, err, hr));
     }
     int exit = p.exitValue();
     List<ProcessTree.Found> left = tree.end(pgid, GRACE, ticker, otherGroups(pgid));
+    TorchHook.Report hr = TorchHook.read(hookDir);
     String stdout = tail(out);
     String stderr = tail(err);
     if (exit != 0) {
       return log(new RunResult(index, label, argv, set, setup.cpus(), exit, wall, Double.NaN, null,
           "the job exited with status " + exit + describeSignal(exit) + " (last line: "
               + ProcessMetric.lastLine(stderr.isBlank() ? stdout : stderr) + ")", TrialFailure.Kind.CRASH, left, out,
-          err));
+          err, hr));
     }
     double metric;
     try {
-      metric = spec.metric().read(stdout, stderr, spec.workdir(), wall);
+      metric = spec.metric().read(stdout, stderr, spec.workdir(), wall, hr);
     } catch (ProcessMetric.Missing m) {
       return log(new RunResult(index, label, argv, set, setup.cpus(), exit, wall, Double.NaN, null, m.getMessage(),
-          TrialFailure.Kind.CRASH, left, out, err));
+          TrialFailure.Kind.CRASH, left, out, err, hr));
     }
     OutputDigest digest;
     try {
@@ -382,10 +453,10 @@ public final class ProcessJob implements Job.Closeable {
           : OutputFiles.digest(spec.outputs(), spec.workdir(), spec.floor());
     } catch (OutputFiles.Unreadable u) {
       return log(new RunResult(index, label, argv, set, setup.cpus(), exit, wall, metric, null, u.getMessage(),
-          TrialFailure.Kind.CRASH, left, out, err));
+          TrialFailure.Kind.CRASH, left, out, err, hr));
     }
     return log(new RunResult(index, label, argv, set, setup.cpus(), exit, wall, metric, digest, null, null, left, out,
-        err));
+        err, hr));
   }
 
   /**
@@ -472,8 +543,24 @@ public final class ProcessJob implements Job.Closeable {
     m.put("outputSha256", r.output() == null ? null : r.output().sha256());
     m.put("failure", r.failure());
     m.put("leftoverProcesses", JobProcesses.describe(r.leftovers()));
+    if (hook != null) {
+      m.put("hook", describe(r.hook()));
+    }
     append(m);
     return r;
+  }
+
+  /** The log's view of what the hook wrote: torch seen, steps, rate, what each lever did, its own failure. */
+  private static Map<String, Object> describe(TorchHook.Report h) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("torch", h.torch());
+    m.put("processesWithTorch", h.processes());
+    m.put("steps", h.steps());
+    m.put("stepSource", h.stepSource());
+    m.put("stepsPerSecond", h.stepsPerSecond().isPresent() ? h.stepsPerSecond().getAsDouble() : null);
+    m.put("levers", h.levers());
+    m.put("error", h.error());
+    return m;
   }
 
   private void append(Map<String, Object> entry) {

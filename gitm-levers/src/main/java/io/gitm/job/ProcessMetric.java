@@ -16,7 +16,10 @@ import java.util.regex.PatternSyntaxException;
  *   <li>{@code REGEX}: the last match of {@code regex} in the job's stdout, else in its stderr; its first group (or
  *       the whole match when it has none) is the number;
  *   <li>{@code FILE}: a file the job writes ({@code file}, relative to its working directory): its whole text is the
- *       number, or, with a {@code regex}, the last match in it as for {@code REGEX}.
+ *       number, or, with a {@code regex}, the last match in it as for {@code REGEX};
+ *   <li>{@code STEPS}: a PyTorch job's own optimizer steps per second after its warm-up steps, as gitm's Python hook
+ *       counted them ({@link TorchHook}; higher is better);
+ *   <li>{@code SAMPLES}: the samples per second of the same steps, from the batch sizes of the DataLoader batches.
  * </ul>
  *
  * @param regex the pattern's source, or null for {@code WALL} (and a plain {@code FILE})
@@ -24,12 +27,16 @@ import java.util.regex.PatternSyntaxException;
  */
 public record ProcessMetric(Kind kind, String regex, String file, boolean higherIsBetter, String name) {
   public enum Kind {
-    WALL, REGEX, FILE
+    WALL, REGEX, FILE, STEPS, SAMPLES
   }
 
   public ProcessMetric {
     if (kind == null) {
       throw new IllegalArgumentException("a metric needs a kind (wall, regex or file)");
+    }
+    if ((kind == Kind.STEPS || kind == Kind.SAMPLES) && (!higherIsBetter || regex != null || file != null)) {
+      throw new IllegalArgumentException("--metric " + kind.name().toLowerCase(java.util.Locale.ROOT) + " is a rate"
+          + " counted by gitm's Python hook: higher is better, and it takes no pattern or file");
     }
     if (kind == Kind.WALL && higherIsBetter) {
       throw new IllegalArgumentException("--metric wall is a time: lower is better");
@@ -56,6 +63,8 @@ public record ProcessMetric(Kind kind, String regex, String file, boolean higher
         case WALL -> "wall s";
         case REGEX -> label(regex);
         case FILE -> Path.of(file).getFileName().toString();
+        case STEPS -> "steps/s";
+        case SAMPLES -> "samples/s";
       };
     }
   }
@@ -66,6 +75,16 @@ public record ProcessMetric(Kind kind, String regex, String file, boolean higher
     String head = (g < 0 ? regex : regex.substring(0, g)).replaceAll("\\\\(.)", "$1")
         .replaceAll("[\\^$*+?\\[\\]{}|]", "").replaceAll("[\\s:=]+$", "").strip();
     return head.isEmpty() || head.length() > 40 ? "metric" : head;
+  }
+
+  /** A metric counted by the hook: {@code STEPS} or {@code SAMPLES}. */
+  public static ProcessMetric counted(Kind kind) {
+    return new ProcessMetric(kind, null, null, true, null);
+  }
+
+  /** Whether the metric is read from gitm's Python hook, which must then be on. */
+  public boolean needsHook() {
+    return kind == Kind.STEPS || kind == Kind.SAMPLES;
   }
 
   public static ProcessMetric wall() {
@@ -85,7 +104,18 @@ public record ProcessMetric(Kind kind, String regex, String file, boolean higher
    * @param workdir where the job ran (a relative metric file resolves there)
    */
   public double read(String stdout, String stderr, Path workdir, double wallSeconds) throws Missing {
+    return read(stdout, stderr, workdir, wallSeconds, TorchHook.Report.NONE);
+  }
+
+  /**
+   * The run's number, a counted one from what the hook wrote in the run's folder ({@code hook}).
+   *
+   * @param workdir where the job ran (a relative metric file resolves there)
+   */
+  public double read(String stdout, String stderr, Path workdir, double wallSeconds, TorchHook.Report hook)
+      throws Missing {
     return switch (kind) {
+      case STEPS, SAMPLES -> counted(hook);
       case WALL -> wallSeconds;
       case REGEX -> {
         Double v = lastMatch(stdout);
@@ -119,6 +149,25 @@ public record ProcessMetric(Kind kind, String regex, String file, boolean higher
         yield number(text.strip(), "metric file " + file);
       }
     };
+  }
+
+  private double counted(TorchHook.Report hook) throws Missing {
+    if (!hook.torch()) {
+      throw new Missing("--metric " + name + " is counted by gitm's Python hook, and no process of the job imported"
+          + " torch" + (hook.error() == null ? "" : " (the hook failed: " + hook.error() + ")")
+          + ": use --metric-regex or --metric wall for a job that is not a PyTorch program");
+    }
+    if (hook.error() != null) {
+      throw new Missing("gitm's Python hook failed and turned itself off, so it counted no steps: " + hook.error());
+    }
+    java.util.OptionalDouble v = kind == Kind.STEPS ? hook.stepsPerSecond() : hook.samplesPerSecond();
+    if (v.isEmpty()) {
+      throw new Missing(kind == Kind.STEPS
+          ? "the job made " + hook.steps() + " step" + (hook.steps() == 1 ? "" : "s") + " (optimizer steps, or"
+              + " forwards of its top module); a step rate needs at least 3"
+          : "the hook saw no DataLoader batches to count samples in (" + hook.steps() + " steps): use --metric steps");
+    }
+    return v.getAsDouble();
   }
 
   private Double lastMatch(String text) throws Missing {
@@ -162,6 +211,10 @@ public record ProcessMetric(Kind kind, String regex, String file, boolean higher
       case WALL -> "wall time of the process, s (" + dir + ")";
       case REGEX -> "last match of /" + regex + "/ in the job's output (" + dir + ")";
       case FILE -> "metric file " + file + (regex == null ? "" : " matched by /" + regex + "/") + " (" + dir + ")";
+      case STEPS -> "the job's optimizer steps per second after its warm-up steps, counted by gitm's Python hook ("
+          + dir + ")";
+      case SAMPLES -> "the job's samples per second (DataLoader batch sizes) after its warm-up steps, counted by"
+          + " gitm's Python hook (" + dir + ")";
     };
   }
 }

@@ -44,6 +44,9 @@ record EnvironmentLever(LeverSpec spec, String variable, String value, String sh
     if (value.equals(c.setup().environment().get(variable))) {
       return Applicability.no(variable + "=" + value + " is already set");
     }
+    if (changesKernels() && TorchLever.asked(c.setup()).contains(TorchLever.Kind.TF32.hookName)) {
+      return Applicability.no("torch-tf32 already makes the FP32 products TF32");
+    }
     return Applicability.yes(variable + " is " + (c.setup().environment().containsKey(variable)
         ? "set to " + c.setup().environment().get(variable) : "as the job found it"));
   }

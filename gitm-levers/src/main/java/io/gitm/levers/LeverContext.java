@@ -47,6 +47,38 @@ public record LeverContext(WorkloadSpec workload, DeviceInfo device, List<Hypoth
   public static final String FACT_FP32_GEMM_SHARE = "fp32GemmShare";
   /** Share of a traced span the host spent in device allocation and free calls. */
   public static final String FACT_ALLOCATION_SHARE = "allocationShare";
+  /** The variable naming the framework levers gitm's Python hook applies ({@code name[=value]} items, commas). */
+  public static final String TORCH_LEVERS_VARIABLE = "GITM_TORCH_LEVERS";
+  /** Share of a traced span spent in convolution kernels (cuDNN's and CUTLASS's, by name). */
+  public static final String FACT_CONV_SHARE = "convShare";
+  /** Steps the job's main process made in its profiled run, as gitm's Python hook counted them (absent: no torch). */
+  public static final String FACT_TORCH_STEPS = "torchSteps";
+  /** Share of the job's steady steps spent waiting in DataLoader iterators for the next batch. */
+  public static final String FACT_TORCH_DATA_WAIT_SHARE = "torchDataWaitShare";
+  /** DataLoaders over map-style datasets the job made. */
+  public static final String FACT_TORCH_MAP_LOADERS = "torchMapLoaders";
+  /** DataLoaders over IterableDatasets the job made. */
+  public static final String FACT_TORCH_ITERABLE_LOADERS = "torchIterableLoaders";
+  /** The fewest workers ({@code num_workers}) of the job's map-style DataLoaders. */
+  public static final String FACT_TORCH_LOADER_WORKERS = "torchLoaderWorkers";
+  /** 1 when every DataLoader of the job pins its batches ({@code pin_memory}), else 0. */
+  public static final String FACT_TORCH_PIN_MEMORY = "torchPinMemory";
+  /** 1 when every DataLoader with workers keeps them between epochs ({@code persistent_workers}), else 0. */
+  public static final String FACT_TORCH_PERSISTENT_WORKERS = "torchPersistentWorkers";
+  /** 1 when the job allows TF32 for FP32 matrix products ({@code torch.backends.cuda.matmul.allow_tf32}), else 0. */
+  public static final String FACT_TORCH_TF32 = "torchTf32";
+  /** 1 when the job sets {@code torch.backends.cudnn.benchmark}, else 0. */
+  public static final String FACT_TORCH_CUDNN_BENCHMARK = "torchCudnnBenchmark";
+  /** 2-D convolution modules the job called. */
+  public static final String FACT_TORCH_CONV_MODULES = "torchConvModules";
+  /** Share of the 4-D inputs of those convolutions that were channels-last. */
+  public static final String FACT_TORCH_CHANNELS_LAST_SHARE = "torchChannelsLastShare";
+  /** Calls of {@code torch.compile} by the job. */
+  public static final String FACT_TORCH_COMPILE = "torchCompile";
+  /** Autocast regions the job entered. */
+  public static final String FACT_TORCH_AUTOCAST = "torchAutocast";
+  /** 1 when torch saw a CUDA device in the job, else 0. */
+  public static final String FACT_TORCH_CUDA = "torchCuda";
 
   public LeverContext {
     hypotheses = List.copyOf(hypotheses == null ? List.of() : hypotheses);

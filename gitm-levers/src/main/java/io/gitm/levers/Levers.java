@@ -15,7 +15,7 @@ import java.util.TreeMap;
  * the variants of the context's workload.
  */
 public final class Levers {
-  private static final List<Lever> FIXED = List.of(
+  private static final List<Lever> FIXED = concat(List.of(
       new PinnedHostMemory(),
       new AsyncCopies(),
       new PoolAllocation(),
@@ -47,11 +47,17 @@ public final class Levers {
       new OmpThreads(),
       new HostCpuAffinity(Lever.Scope.PROCESS),
       DeviceSettingLever.powerLimit(),
-      DeviceSettingLever.smClock());
+      DeviceSettingLever.smClock()), TorchLever.all());
 
   private static final Map<String, Lever> BY_ID = index();
 
   private Levers() {
+  }
+
+  private static List<Lever> concat(List<Lever> a, List<? extends Lever> b) {
+    List<Lever> l = new ArrayList<>(a);
+    l.addAll(b);
+    return List.copyOf(l);
   }
 
   private static Map<String, Lever> index() {
