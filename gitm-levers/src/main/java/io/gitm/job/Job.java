@@ -20,6 +20,30 @@ public interface Job {
    */
   Run open(Setup setup) throws TrialFailure;
 
+  /**
+   * Whether runs of {@code a} and {@code b} can be open at once, so that the gate interleaves their blocks (else it
+   * measures them one session at a time): by default when the two open the device alike ({@link
+   * Setup#sameDeviceOpen}); a live process, whose runs are views of the one process, can always.
+   */
+  default boolean sideBySide(Setup a, Setup b) {
+    return a.sameDeviceOpen(b);
+  }
+
+  /**
+   * Whether the gate should randomize the order of each pair of blocks (balanced within every two pairs) instead of
+   * alternating it: for a job measured in windows of one running process, where a periodic phase of the job could
+   * line up with a fixed alternation.
+   */
+  default boolean randomizedOrder() {
+    return false;
+  }
+
+  /**
+   * Told by the agent after each trial: the setup kept so far (its anchor). A job that holds a setup in force
+   * between trials (a live process) switches to it; others ignore it.
+   */
+  default void kept(Setup anchor) {}
+
   /** A job that holds what it runs on (device contexts, process groups) until closed. */
   interface Closeable extends Job, AutoCloseable {
     @Override

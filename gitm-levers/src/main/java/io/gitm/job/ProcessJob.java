@@ -601,7 +601,7 @@ public final class ProcessJob implements Job.Closeable {
     return String.join("\n", java.util.Arrays.asList(lines).subList(Math.max(0, lines.length - n), lines.length));
   }
 
-  private static Optional<Path> tool(String name) {
+  static Optional<Path> tool(String name) {
     List<String> dirs = new ArrayList<>(List.of(System.getenv().getOrDefault("PATH", "").split(":")));
     dirs.addAll(List.of("/usr/bin", "/bin", "/usr/sbin", "/sbin"));
     for (String d : dirs) {

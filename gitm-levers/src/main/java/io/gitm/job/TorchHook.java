@@ -33,7 +33,8 @@ public final class TorchHook {
   public static final String LEVERS_VARIABLE = io.gitm.levers.LeverContext.TORCH_LEVERS_VARIABLE;
   /** The hook's files, as shipped under {@code io/gitm/job/hook/} (the resource folder's test holds the list). */
   static final List<String> FILES = List.of("sitecustomize.py", "gitm_torch/__init__.py", "gitm_torch/boot.py",
-      "gitm_torch/channel.py", "gitm_torch/facts.py", "gitm_torch/levers.py", "gitm_torch/loader.py",
+      "gitm_torch/channel.py", "gitm_torch/facts.py", "gitm_torch/levers.py", "gitm_torch/live.py",
+      "gitm_torch/loader.py",
       "gitm_torch/metric.py", "gitm_torch/modules.py", "gitm_torch/safety.py", "gitm_torch/state.py");
   private static final JsonMapper JSON = JsonMapper.builder().build();
 

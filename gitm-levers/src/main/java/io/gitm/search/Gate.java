@@ -28,9 +28,10 @@ import java.util.concurrent.Callable;
  * it is significantly better by a worthwhile margin and its output is equivalent.
  *
  * <p>Both setups are opened side by side and measured in interleaved blocks, counterbalanced pair by pair
- * (anchor-candidate, candidate-anchor, …) so that a drift of the machine over the trial weighs on both arms alike;
+ * (anchor-candidate, candidate-anchor, …, or in a seeded random order balanced within every two pairs where the job
+ * asks for it: {@link Job#randomizedOrder()}) so that a drift of the machine over the trial weighs on both arms alike;
  * each arm first runs its warm-up blocks, which are discarded. Two setups that cannot be open at once (one needs the
- * device context opened differently: {@link Setup#sameDeviceOpen}) are measured one session at a time instead, in
+ * device context opened differently: {@link Job#sideBySide}) are measured one session at a time instead, in
  * the order anchor, candidate, candidate, anchor, … with the pairs split over the sessions, each session opened,
  * warmed up and closed; a sequential gate looks after each session of both arms.
  *
@@ -70,6 +71,8 @@ public final class Gate {
 
   private final Ticker ticker;
   private final Options options;
+  /** Trials judged so far: each randomized order is seeded from the options' seed and this count. */
+  private long trials;
 
   public Gate(Ticker ticker, Options options) {
     if (ticker == null || options == null) {
@@ -122,7 +125,7 @@ public final class Gate {
     }
     try (Trial trial = new Trial(job, deadlineNanos, pairs)) {
       try {
-        return anchor.sameDeviceOpen(candidate)
+        return job.sideBySide(anchor, candidate)
             ? trial.sideBySide(anchor, candidate, safety, tolerance)
             : trial.oneAtATime(anchor, candidate, safety, tolerance);
       } catch (Stop stop) {
@@ -141,6 +144,9 @@ public final class Gate {
     private final long start;
     private final int planned;
     private final Watchdog watchdog;
+    /** The coin of a randomized pair order; null for alternation. */
+    private final java.util.SplittableRandom order;
+    private boolean evenFirst;
     /** The sequential test's looks; null for the fixed design. */
     private final Interim interim;
     /** What a look stopped the trial with; null while none did. */
@@ -153,11 +159,28 @@ public final class Gate {
 
     Trial(Job job, long deadline, int planned) {
       this.job = job;
+      this.order = job.randomizedOrder() ? new java.util.SplittableRandom(options.seed() + 31L * trials++) : null;
       this.deadline = deadline;
       this.start = ticker.nanos();
       this.planned = planned;
       this.watchdog = new Watchdog(options.blockTimeout());
       this.interim = options.sequence().fixed() ? null : new Interim(options, planned, job.higherIsBetter());
+    }
+
+    /**
+     * Whether pair {@code i} runs the anchor first: alternating (anchor first in even pairs), or, for a job that asks
+     * for a randomized order, a seeded coin per two pairs that decides which of them runs the anchor first, so that
+     * every two pairs stay balanced (as Coz randomizes its experiments) while no fixed rhythm can line up with a
+     * periodic phase of the job.
+     */
+    private boolean anchorFirst(int i) {
+      if (order == null) {
+        return i % 2 == 0;
+      }
+      if (i % 2 == 0) {
+        evenFirst = order.nextBoolean();
+      }
+      return (i % 2 == 0) == evenFirst;
     }
 
     /** Takes a look when the design has one after the pairs so far; whether it stopped the trial. */
@@ -186,7 +209,7 @@ public final class Gate {
         }
         for (int i = 0; i < planned; i++) {
           String label = "block " + (i + 1);
-          if (i % 2 == 0) {
+          if (anchorFirst(i)) {
             anchorSamples.add(block(a, Arm.ANCHOR, label));
             candidateSamples.add(block(c, Arm.CANDIDATE, label));
           } else {

@@ -4,11 +4,13 @@ facts keep what the job itself chose).
 
 ``tf32``: FP32 matrix products and convolutions on TF32 tensor cores (torch.backends.cuda.matmul.allow_tf32 and
 torch.backends.cudnn.allow_tf32). ``cudnn-benchmark``: cuDNN times its algorithms for each input shape and keeps
-the fastest. ``channels-last``: modules.py. ``dl-*``: loader.py.
+the fastest. ``threads=N``: torch's intra-op thread pool (torch.set_num_threads), for a job whose CPU operations
+oversubscribe the CPUs it may use. ``channels-last``: modules.py. ``dl-*``: loader.py.
 """
 from . import loader, metric, modules, safety, state
 
-KNOWN = ("tf32", "cudnn-benchmark", "channels-last") + ("dl-workers", "dl-pin-memory") + loader.WORKER_LEVERS[1:]
+KNOWN = ("tf32", "cudnn-benchmark", "threads", "channels-last", "dl-workers",
+         "dl-pin-memory") + loader.WORKER_LEVERS[1:]
 HOLD_STEPS = 3
 
 #: the job's own choice of each flag, read before the lever set it and whenever the job changed it since
@@ -36,6 +38,7 @@ def _flags(torch, first):
         chosen["allowTf32Cublas"] = bool(b.cuda.matmul.allow_tf32)
         chosen["allowTf32Cudnn"] = bool(b.cudnn.allow_tf32)
         chosen["cudnnBenchmark"] = bool(b.cudnn.benchmark)
+        chosen["intraOpThreads"] = int(torch.get_num_threads())
     if "tf32" in state.asked:
         if b.cuda.matmul.allow_tf32 and b.cudnn.allow_tf32:
             if first:
@@ -55,6 +58,25 @@ def _flags(torch, first):
                 chosen["cudnnBenchmark"] = False
             b.cudnn.benchmark = True
             state.record("cudnn-benchmark", True, "torch.backends.cudnn.benchmark: True")
+    if "threads" in state.asked:
+        _threads(torch, first)
+
+
+def _threads(torch, first):
+    try:
+        n = int(state.asked["threads"])
+    except ValueError:
+        n = 0
+    if n < 1:
+        state.record("threads", False, "threads=%s is not a positive thread count" % state.asked["threads"])
+    elif torch.get_num_threads() == n:
+        if first:
+            state.record("threads", False, "the job already runs %d intra-op thread%s" % (n, "" if n == 1 else "s"))
+    else:
+        if not first:
+            chosen["intraOpThreads"] = int(torch.get_num_threads())
+        torch.set_num_threads(n)
+        state.record("threads", True, "torch.set_num_threads(%d)" % n)
 
 
 @safety.guarded("holding the levers")
@@ -69,4 +91,5 @@ def facts():
     f["matmulPrecisionNow"] = state.torch.get_float32_matmul_precision()
     f["allowTf32CublasNow"] = bool(b.cuda.matmul.allow_tf32)
     f["cudnnBenchmarkNow"] = bool(b.cudnn.benchmark)
+    f["intraOpThreadsNow"] = int(state.torch.get_num_threads())
     return f

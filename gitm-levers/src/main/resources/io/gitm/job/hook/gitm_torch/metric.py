@@ -31,6 +31,8 @@ _pending = collections.deque()
 _last_event = None
 _last_flush = 0
 _listeners = []
+#: while set (the live channel's side forward), a top module's forward is not a step
+suspended = False
 
 
 def on_step(fn):
@@ -91,7 +93,7 @@ def _optimizer_step():
 def forward_done():
     """A forward of the job's top module ended: a step while the job has never stepped an optimizer."""
     global source
-    if not state.is_main() or source == "optimizer":
+    if not state.is_main() or source == "optimizer" or suspended:
         return
     source = "forward"
     boundary()

@@ -1,0 +1,47 @@
+"""A small training loop for the live-mode tests: each step is a forward, a backward, WORK element-wise CPU
+operations on a 64x4096 tensor (which an intra-op thread pool larger than the CPUs slows down), and an optimizer
+step. It stops when the --stop file exists, at SIGTERM, or after --max-seconds, and then writes --out: the settings it
+ran with at the end and the steps it made."""
+import argparse
+import json
+import os
+import signal
+import time
+
+import torch
+
+p = argparse.ArgumentParser()
+p.add_argument("--threads", type=int, default=0)
+p.add_argument("--work", type=int, default=10)
+p.add_argument("--out", required=True)
+p.add_argument("--stop", required=True)
+p.add_argument("--max-seconds", type=float, default=300)
+args = p.parse_args()
+
+if args.threads:
+    torch.set_num_threads(args.threads)
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.Tanh(), torch.nn.BatchNorm1d(128),
+                            torch.nn.Dropout(0.1), torch.nn.Linear(128, 8))
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+x = torch.randn(32, 64)
+y = torch.randn(32, 8)
+extra = torch.randn(64, 4096)
+stopped = []
+signal.signal(signal.SIGTERM, lambda *a: stopped.append("SIGTERM"))
+start = time.monotonic()
+steps = 0
+while not stopped and not os.path.exists(args.stop) and time.monotonic() - start < args.max_seconds:
+    opt.zero_grad()
+    loss = ((model(x) - y) ** 2).mean()
+    loss.backward()
+    for _ in range(args.work):
+        (torch.tanh(extra) * 2).sum(1)
+    opt.step()
+    steps += 1
+b = torch.backends
+with open(args.out + ".tmp", "w") as f:
+    json.dump({"steps": steps, "threads": torch.get_num_threads(), "tf32": bool(b.cuda.matmul.allow_tf32),
+               "cudnnBenchmark": bool(b.cudnn.benchmark), "loss": float(loss)}, f)
+os.replace(args.out + ".tmp", args.out)
+print("done after %d steps with %d threads" % (steps, torch.get_num_threads()))
