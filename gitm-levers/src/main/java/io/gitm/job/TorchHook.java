@@ -174,6 +174,9 @@ public final class TorchHook {
       f.put(io.gitm.levers.LeverContext.FACT_TORCH_TF32, flags.path("allowTf32Cublas").asBoolean(false) ? 1.0 : 0.0);
       f.put(io.gitm.levers.LeverContext.FACT_TORCH_CUDNN_BENCHMARK,
           flags.path("cudnnBenchmark").asBoolean(false) ? 1.0 : 0.0);
+      if (flags.path("intraOpThreadsNow").isNumber()) {
+        f.put(io.gitm.levers.LeverContext.FACT_TORCH_THREADS, flags.path("intraOpThreadsNow").asDouble());
+      }
       JsonNode conv = facts.path("convolutions");
       f.put(io.gitm.levers.LeverContext.FACT_TORCH_CONV_MODULES, conv.path("modules").asDouble(0));
       double inputs = conv.path("inputs").asDouble(0);

@@ -79,6 +79,8 @@ public record LeverContext(WorkloadSpec workload, DeviceInfo device, List<Hypoth
   public static final String FACT_TORCH_AUTOCAST = "torchAutocast";
   /** 1 when torch saw a CUDA device in the job, else 0. */
   public static final String FACT_TORCH_CUDA = "torchCuda";
+  /** torch's intra-op threads in the job's main process (torch.get_num_threads) after its first steps. */
+  public static final String FACT_TORCH_THREADS = "torchThreads";
 
   public LeverContext {
     hypotheses = List.copyOf(hypotheses == null ? List.of() : hypotheses);

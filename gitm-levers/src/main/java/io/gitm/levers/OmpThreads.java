@@ -43,7 +43,8 @@ record OmpThreads() implements Restarting {
         + (int) procs + " busy processes: " + n + " threads each" : ""));
   }
 
-  private static int threads(LeverContext c, Setup s) {
+  /** The job's CPUs divided among its busy processes, or -1 when its CPUs are unknown. */
+  static int threads(LeverContext c, Setup s) {
     int cpus = cpus(c, s);
     if (cpus < 1) {
       return -1;

@@ -34,6 +34,9 @@ record TorchLever(Kind kind) implements Restarting {
     CHANNELS_LAST("torch-channels-last", "channels-last", SafetyClass.B, Set.of(),
         "store the convolution model's 4-D parameters and inputs channels-last (NHWC), the layout tensor-core"
             + " convolutions read"),
+    THREADS("torch-threads", "threads", SafetyClass.B, Set.of(),
+        "size torch's intra-op thread pool to the CPUs the job may use, shared among its busy processes"
+            + " (torch.set_num_threads; class B: a reduction split over other threads may round differently)"),
     LOADER_WORKERS("torch-dl-workers", "dl-workers", SafetyClass.A, Set.of(),
         "load batches in DataLoader worker processes instead of the training loop's own (num_workers 0 -> N)"),
     LOADER_PIN_MEMORY("torch-dl-pin-memory", "dl-pin-memory", SafetyClass.A, Set.of(Cause.PAGEABLE_COPIES),
@@ -91,6 +94,7 @@ record TorchLever(Kind kind) implements Restarting {
       case CUDNN_BENCHMARK -> convs(c, LeverContext.FACT_TORCH_CUDNN_BENCHMARK, "the job already sets"
           + " torch.backends.cudnn.benchmark");
       case CHANNELS_LAST -> channelsLast(c);
+      case THREADS -> threads(c);
       case LOADER_WORKERS -> loaderWorkers(c);
       case LOADER_PIN_MEMORY -> pinMemory(c);
       case LOADER_PERSISTENT, LOADER_PREFETCH -> withWorkers(c);
@@ -114,6 +118,23 @@ record TorchLever(Kind kind) implements Restarting {
       }
     }
     return Applicability.yes("the job leaves FP32 matrix products at full FP32 precision");
+  }
+
+  private static Applicability threads(LeverContext c) {
+    double now = c.fact(LeverContext.FACT_TORCH_THREADS, Double.NaN);
+    int fit = OmpThreads.threads(c, c.setup());
+    if (Double.isNaN(now)) {
+      return Applicability.never("gitm's Python hook reported no intra-op thread count");
+    }
+    if (fit < 1) {
+      return Applicability.no("the CPUs the job may use are unknown");
+    }
+    if (now <= fit) {
+      return Applicability.never(String.format(Locale.ROOT, "the job's %d intra-op threads fit the %d CPU(s) it may"
+          + " use per busy process", (int) now, fit));
+    }
+    return Applicability.yes(String.format(Locale.ROOT, "the job runs %d intra-op threads where %d CPU(s) per busy"
+        + " process are free for them", (int) now, fit));
   }
 
   private static Applicability convs(LeverContext c, String setFact, String alreadySet) {
@@ -202,6 +223,7 @@ record TorchLever(Kind kind) implements Restarting {
         String item = switch (kind) {
           case LOADER_WORKERS -> kind.hookName + "=" + Math.max(1, workers(c.withSetup(s)));
           case LOADER_PREFETCH -> kind.hookName + "=4";
+          case THREADS -> kind.hookName + "=" + Math.max(1, OmpThreads.threads(c, s));
           default -> kind.hookName;
         };
         String was = s.environment().get(VARIABLE);
