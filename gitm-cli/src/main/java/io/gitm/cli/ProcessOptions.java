@@ -22,6 +22,11 @@ final class ProcessOptions {
   @Option(names = "--shell", description = "With --cmd: run the command as one line through /bin/sh -c.")
   boolean shell;
 
+  @Option(names = "--live", description = "With --cmd: start the PyTorch job once and steer it while it runs, through"
+      + " gitm's Python hook (its step rate is the metric; the levers that switch at a step boundary are tried in"
+      + " windows of steps; when the budget ends the job runs on with what was kept).")
+  boolean live;
+
   @Option(names = "--metric", paramLabel = "wall|steps|samples", description = "wall: the job's wall time (the"
       + " default); steps: a PyTorch job's optimizer steps per second after its warm-up steps, counted inside it by"
       + " gitm's Python hook (no regex); samples: its samples per second (DataLoader batch sizes).")
@@ -89,6 +94,9 @@ final class ProcessOptions {
     if (argv.isEmpty()) {
       throw new CommandLine.ParameterException(cl, "--cmd needs a program: gitm run [options] --cmd PROGRAM [ARGS...]");
     }
+    if (live) {
+      checkLive(cl);
+    }
     int kinds = (metric != null ? 1 : 0) + (metricRegex != null && metricFile == null ? 1 : 0)
         + (metricFile != null ? 1 : 0);
     if (kinds > 1) {
@@ -154,9 +162,35 @@ final class ProcessOptions {
     }
   }
 
+  /** What {@code --live} cannot be given with, refused in one line each; the step metric is implied. */
+  private void checkLive(CommandLine cl) {
+    String other = metricRegex != null ? "--metric-regex" : metricFile != null ? "--metric-file"
+        : metric != null && !metric.equals("steps") ? "--metric " + metric : null;
+    if (other != null) {
+      throw new CommandLine.ParameterException(cl, "--live measures the job's step rate inside it (gitm's hook): "
+          + other + " cannot be used with it");
+    }
+    if (noHook) {
+      throw new CommandLine.ParameterException(cl, "--live steers the job through gitm's Python hook, which --no-hook"
+          + " turns off");
+    }
+    if (!outputs.isEmpty()) {
+      throw new CommandLine.ParameterException(cl, "--live compares outputs by a check inside the job (the held"
+          + " batch under both settings), not by --output files, which a job that runs on never finishes writing");
+    }
+    if (timeout != null) {
+      throw new CommandLine.ParameterException(cl, "--live runs the job once and never ends it: --timeout has no"
+          + " run to limit");
+    }
+    if (lower) {
+      throw new CommandLine.ParameterException(cl, "--live's metric is a rate: higher is better");
+    }
+    metric = "steps";
+  }
+
   /** Whether any option of a process job was given (they make no sense with --workload). */
   boolean anyGiven() {
-    return cmd || shell || metric != null || metricRegex != null || metricFile != null || higher || lower
+    return cmd || shell || live || metric != null || metricRegex != null || metricFile != null || higher || lower
         || !outputs.isEmpty() || timeout != null || workdir != null || !env.isEmpty() || noTrace || noHook || !kineto.isEmpty();
   }
 

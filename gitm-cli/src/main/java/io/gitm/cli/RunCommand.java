@@ -190,6 +190,7 @@ final class RunCommand implements Callable<Integer> {
     m.put("allow-device-settings", allowDeviceSettings);
     m.put("no-trace", process.noTrace);
     m.put("no-hook", process.noHook);
+    m.put("live", process.live);
     m.put("kineto", process.kineto.stream().map(p -> p.toAbsolutePath().toString()).toList());
     return m;
   }
@@ -352,10 +353,17 @@ final class RunCommand implements Callable<Integer> {
     for (Path k : process.kineto) {
       evidence.add(KinetoEvidence.summarize(cl, k));
     }
+    String command = commandLine(cl) + " " + String.join(" ", spec.command());
+    if (process.live) {
+      io.gitm.run.LiveTarget live = new io.gitm.run.LiveTarget(spec, info, sampler != null ? "NVML device "
+          + device.ordinal + " (" + info.name() + ")" : "no GPU: " + gpu, io.gitm.job.LiveJob.Options.defaults()
+          .withSteps(20, 5), evidence);
+      return execute(cl, false, () -> new RunLoop.Request(live, budget, target, store, null, null, gateOptions,
+          levers, command, VersionCommand.version(), shapingOptions()));
+    }
     ProcessTarget job = new ProcessTarget(spec, tracing, tracingOff, sampler, gpuProcesses, info,
         sampler != null ? "NVML device " + device.ordinal + " (" + info.name() + ")" : "no GPU: " + gpu, evidence,
         !process.noHook);
-    String command = commandLine(cl) + " " + String.join(" ", spec.command());
     return execute(cl, sampler != null, () -> new RunLoop.Request(job, budget, target, store,
         resumed == null ? null : resumed.run(), resumed == null ? null : resumed.previous(), gateOptions, levers,
         command, VersionCommand.version(), shapingOptions()));

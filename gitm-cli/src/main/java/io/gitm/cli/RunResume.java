@@ -29,7 +29,7 @@ record RunResume(RunDir run, Journal.Contents previous, ProcessSpec process, Map
   /** The options that shape a run, which the run's folder and journal keep and a resume restores. */
   static final List<String> SHAPING = List.of("--workload", "--budget", "--target", "--levers", "--max-iterations",
       "--block-iterations", "--gate-pairs", "--allow-device-settings", "--device", "--sim-preset", "--sim-seed",
-      "--faults", "--cmd", "--shell", "--metric", "--metric-regex", "--metric-file", "--metric-name",
+      "--faults", "--cmd", "--shell", "--live", "--metric", "--metric-regex", "--metric-file", "--metric-name",
       "--higher-is-better", "--lower-is-better", "--output", "--rtol", "--atol", "--timeout", "--workdir", "--env",
       "--no-trace", "--no-hook", "--kineto");
 
@@ -58,6 +58,10 @@ record RunResume(RunDir run, Journal.Contents previous, ProcessSpec process, Map
     try {
       RunDir run = RunDir.open(dir);
       Journal.Contents previous = Journal.read(dir.resolve(RunDir.JOURNAL_FILE));
+      if (Files.isRegularFile(dir.resolve(io.gitm.run.LiveTarget.LIVE_FILE))) {
+        throw new CommandLine.ParameterException(cl, "--resume: run " + run.id() + " steered a live job (gitm run"
+            + " --live), which runs on with what was kept: a live run is not resumed; start a new one");
+      }
       if (previous.entries().stream().anyMatch(e -> e.type().equals("end"))) {
         throw new CommandLine.ParameterException(cl, "--resume: run " + run.id() + " already ended; nothing to"
             + " resume");

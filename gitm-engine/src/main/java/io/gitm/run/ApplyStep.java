@@ -42,6 +42,7 @@ final class ApplyStep {
         clock.nanosAt(applyEnd), done -> {
           announcing.ended(done);
           log.trialDone(done);
+          job.kept(announcing.anchor());
         }, completed);
     log.ended(Phase.APPLY, clock.since(t), result.detail());
     return new Applied(result, notReused(completed, result.trials()));
@@ -114,6 +115,20 @@ final class ApplyStep {
       if (t.kind() != TrialRecord.Kind.CONFIRMATION && t.kept()) {
         anchor = t.candidate();
       }
+    }
+
+    synchronized Setup anchor() {
+      return anchor;
+    }
+
+    @Override
+    public boolean sideBySide(Setup a, Setup b) {
+      return job.sideBySide(a, b);
+    }
+
+    @Override
+    public boolean randomizedOrder() {
+      return job.randomizedOrder();
     }
 
     @Override

@@ -61,8 +61,20 @@ public record ProcessTarget(ProcessSpec spec, Function<Path, Map<String, String>
   /** How reports name the job: its command, shortened. */
   @Override
   public String name() {
+    return "cmd: " + shortCommand(spec);
+  }
+
+  /** The job's command line, shortened to 80 characters. */
+  static String shortCommand(ProcessSpec spec) {
     String c = String.join(" ", spec.command());
-    return "cmd: " + (c.length() > 80 ? c.substring(0, 77) + "..." : c);
+    return c.length() > 80 ? c.substring(0, 77) + "..." : c;
+  }
+
+  /** The spec as the run folder keeps it, its environment redacted ({@link Secrets}). */
+  static Map<String, Object> redactedJson(ProcessSpec spec) {
+    Map<String, Object> json = new LinkedHashMap<>(spec.toJson());
+    json.put("environment", Secrets.redact(spec.environment()));
+    return json;
   }
 
   @Override
@@ -76,8 +88,7 @@ public record ProcessTarget(ProcessSpec spec, Function<Path, Map<String, String>
    */
   @Override
   public Map<String, Object> resumeFiles() {
-    Map<String, Object> json = new LinkedHashMap<>(spec.toJson());
-    json.put("environment", Secrets.redact(spec.environment()));
+    Map<String, Object> json = redactedJson(spec);
     Map<String, String> hidden = Secrets.hidden(spec.environment());
     return hidden.isEmpty() ? Map.of(PROCESS_FILE, json)
         : Map.of(PROCESS_FILE, json, RunDir.SECRETS_FILE, Map.of("environment", hidden));

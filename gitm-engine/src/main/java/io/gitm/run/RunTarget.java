@@ -20,7 +20,8 @@ import java.util.Optional;
 
 /**
  * What a run optimizes: a managed workload that gitm runs in its own process on a device it opens
- * ({@link ManagedTarget}), or a black-box process that gitm starts and watches from outside ({@link ProcessTarget}).
+ * ({@link ManagedTarget}), a black-box process that gitm starts and watches from outside ({@link ProcessTarget}), or
+ * a PyTorch process started once and steered while it runs ({@link LiveTarget}).
  * Each kind says what differs between them: how the job is profiled, the job the agent measures, which levers can
  * reach it, the device model its counterfactual replay runs on (if any), what the report notes about it, and what is
  * written to the run folder so that a resumed run continues the same job.
@@ -28,7 +29,7 @@ import java.util.Optional;
  * <p>Closing a target releases what its profile holds (a managed workload's opened device); the run closes it once
  * the profile phase is over, and the apply phase opens what it needs again per setup.
  */
-public sealed interface RunTarget extends AutoCloseable permits ManagedTarget, ProcessTarget {
+public sealed interface RunTarget extends AutoCloseable permits ManagedTarget, ProcessTarget, LiveTarget {
   /** How reports and the run folder name the job. */
   String name();
 

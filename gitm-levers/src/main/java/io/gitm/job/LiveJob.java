@@ -52,7 +52,7 @@ public final class LiveJob implements Job.Closeable {
   private final ProcessSpec spec;
   private final Path folder;
   private final Ticker ticker;
-  private final Options options;
+  private Options options;
   private final Process process;
   private final LiveChannel channel;
   private final Map<String, Object> baseline;
@@ -209,6 +209,11 @@ public final class LiveJob implements Job.Closeable {
   /** The settings in force now. */
   public synchronized Map<String, Object> current() {
     return Map.copyOf(current);
+  }
+
+  /** Windows of {@code windowSteps} steps from now on, {@code warmupSteps} let pass after each switch. */
+  public synchronized void resize(int windowSteps, int warmupSteps) {
+    options = options.withSteps(windowSteps, warmupSteps);
   }
 
   /** Which settings can switch in this job's process: true, or why not. */
