@@ -2,6 +2,7 @@ package io.gitm.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gitm.testkit.TorchPython;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -14,7 +15,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,8 +26,8 @@ import tools.jackson.databind.JsonNode;
  * effect. Skipped when /usr/bin/python3 has no torch, unless {@code CI=true}, where that fails.
  */
 class RunLiveEndToEndTest {
-  private static final Duration LIVENESS = Duration.ofMinutes(3);
-  private static final Path PYTHON = Path.of("/usr/bin/python3");
+  private static final Duration LIVENESS = TorchPython.LIVENESS;
+  private static final Path PYTHON = TorchPython.PYTHON;
   private static final int CPUS = Runtime.getRuntime().availableProcessors();
   private static final int OVERSUBSCRIBED = Math.max(32, 16 * CPUS);
 
@@ -38,13 +38,7 @@ class RunLiveEndToEndTest {
 
   @BeforeAll
   static void torchOrSkip() throws Exception {
-    boolean has = Files.isExecutable(PYTHON) && new ProcessBuilder(PYTHON.toString(), "-c", "import torch")
-        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor() == 0;
-    if (!has && "true".equals(System.getenv("CI"))) {
-      throw new AssertionError("CI=true, but /usr/bin/python3 cannot import torch: the live-mode tests must run there");
-    }
-    Assumptions.assumeTrue(has, "/usr/bin/python3 has no torch: the live-mode tests need it (CI=true makes this a"
-        + " failure)");
+    TorchPython.requireTorch();
   }
 
   /** Ends the jobs a test left running (live jobs outlive gitm by design), each by its pid. */
@@ -73,14 +67,7 @@ class RunLiveEndToEndTest {
   }
 
   private static boolean waitFor(BooleanSupplier condition) throws InterruptedException {
-    long until = System.nanoTime() + LIVENESS.toNanos();
-    while (System.nanoTime() < until) {
-      if (condition.getAsBoolean()) {
-        return true;
-      }
-      Thread.sleep(50);
-    }
-    return condition.getAsBoolean();
+    return TorchPython.waitFor(condition);
   }
 
   private JsonNode stopAndRead() throws Exception {

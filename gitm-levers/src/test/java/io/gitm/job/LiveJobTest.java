@@ -8,6 +8,7 @@ import io.gitm.levers.SafetyClass;
 import io.gitm.levers.Setup;
 import io.gitm.search.Gate;
 import io.gitm.search.Verdict;
+import io.gitm.testkit.TorchPython;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
@@ -20,7 +21,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,9 +34,8 @@ import tools.jackson.databind.json.JsonMapper;
  * Skipped when /usr/bin/python3 has no torch, unless {@code CI=true}, where that fails.
  */
 class LiveJobTest {
-  /** How long a test waits for something that must happen: a bound only a hang reaches, however busy the host. */
-  private static final Duration LIVENESS = Duration.ofMinutes(3);
-  private static final Path PYTHON = Path.of("/usr/bin/python3");
+  private static final Duration LIVENESS = TorchPython.LIVENESS;
+  private static final Path PYTHON = TorchPython.PYTHON;
   private static final JsonMapper JSON = JsonMapper.builder().build();
   private static final int CPUS = Runtime.getRuntime().availableProcessors();
   /** Threads the job starts with: many more than the CPUs, so that its element-wise operations oversubscribe them. */
@@ -49,13 +48,7 @@ class LiveJobTest {
 
   @BeforeAll
   static void torchOrSkip() throws Exception {
-    boolean has = Files.isExecutable(PYTHON) && new ProcessBuilder(PYTHON.toString(), "-c", "import torch")
-        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor() == 0;
-    if (!has && "true".equals(System.getenv("CI"))) {
-      throw new AssertionError("CI=true, but /usr/bin/python3 cannot import torch: the live-mode tests must run there");
-    }
-    Assumptions.assumeTrue(has, "/usr/bin/python3 has no torch: the live-mode tests need it (CI=true makes this a"
-        + " failure)");
+    TorchPython.requireTorch();
   }
 
   @AfterEach
@@ -95,14 +88,7 @@ class LiveJobTest {
   }
 
   private static boolean waitFor(BooleanSupplier condition) throws InterruptedException {
-    long until = System.nanoTime() + LIVENESS.toNanos();
-    while (System.nanoTime() < until) {
-      if (condition.getAsBoolean()) {
-        return true;
-      }
-      Thread.sleep(50);
-    }
-    return condition.getAsBoolean();
+    return TorchPython.waitFor(condition);
   }
 
   /** The job's own account of how it ended (written when it stops), after asking it to stop. */
@@ -116,6 +102,14 @@ class LiveJobTest {
   private String liveLog() throws IOException {
     Path log = job.folder().resolve("hook").resolve("live.log");
     return Files.isRegularFile(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
+  }
+
+  private boolean logHas(String text) {
+    try {
+      return liveLog().contains(text);
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   private static Gate gate() {
@@ -145,7 +139,7 @@ class LiveJobTest {
     j.close();
     assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive)).as("the job runs on after gitm detaches")
         .contains(true);
-    assertThat(liveLog()).contains("controller detached");
+    assertThat(waitFor(() -> logHas("controller detached"))).as("live.log says so").isTrue();
     JsonNode end = stopAndRead();
     assertThat(end.path("threads").asInt()).as("the job ended with the kept setting").isEqualTo(CPUS);
     assertThat(Files.readString(dir.resolve("run").resolve("steps.jsonl"))).contains("\"kind\":\"switch\"")
@@ -184,13 +178,7 @@ class LiveJobTest {
     c.block();
     assertThat(j.current()).containsEntry("threads", 3).containsEntry("tf32", true);
     j.channel().close(); // what the kernel does to gitm's socket when gitm is killed
-    assertThat(waitFor(() -> {
-      try {
-        return liveLog().contains("reverting to");
-      } catch (IOException e) {
-        return false;
-      }
-    })).isTrue();
+    assertThat(waitFor(() -> logHas("reverting to"))).isTrue();
     Thread.sleep(500); // a few steps, so that the revert has been applied at a boundary
     JsonNode end = stopAndRead();
     assertThat(end.path("threads").asInt()).as("the kept setting stays").isEqualTo(CPUS);
