@@ -1,7 +1,7 @@
 """A small training loop for the live-mode tests: each step is a forward, a backward, WORK element-wise CPU
 operations on a 64x4096 tensor (which an intra-op thread pool larger than the CPUs slows down), and an optimizer
-step. It stops when the --stop file exists, at SIGTERM, or after --max-seconds, and then writes --out: the settings it
-ran with at the end and the steps it made."""
+step. It stops after --steps steps (0: no limit), when the --stop file exists, at SIGTERM, or after --max-seconds,
+and then writes --out: the settings it ran with at the end, the steps it made and the seconds they took."""
 import argparse
 import json
 import os
@@ -16,6 +16,7 @@ p.add_argument("--work", type=int, default=10)
 p.add_argument("--out", required=True)
 p.add_argument("--stop", required=True)
 p.add_argument("--max-seconds", type=float, default=300)
+p.add_argument("--steps", type=int, default=0)
 args = p.parse_args()
 
 if args.threads:
@@ -31,7 +32,8 @@ stopped = []
 signal.signal(signal.SIGTERM, lambda *a: stopped.append("SIGTERM"))
 start = time.monotonic()
 steps = 0
-while not stopped and not os.path.exists(args.stop) and time.monotonic() - start < args.max_seconds:
+while (not stopped and not os.path.exists(args.stop) and time.monotonic() - start < args.max_seconds
+       and (not args.steps or steps < args.steps)):
     opt.zero_grad()
     loss = ((model(x) - y) ** 2).mean()
     loss.backward()
@@ -42,6 +44,7 @@ while not stopped and not os.path.exists(args.stop) and time.monotonic() - start
 b = torch.backends
 with open(args.out + ".tmp", "w") as f:
     json.dump({"steps": steps, "threads": torch.get_num_threads(), "tf32": bool(b.cuda.matmul.allow_tf32),
-               "cudnnBenchmark": bool(b.cudnn.benchmark), "loss": float(loss)}, f)
+               "cudnnBenchmark": bool(b.cudnn.benchmark), "loss": float(loss),
+               "seconds": time.monotonic() - start}, f)
 os.replace(args.out + ".tmp", args.out)
 print("done after %d steps with %d threads" % (steps, torch.get_num_threads()))
