@@ -689,7 +689,7 @@ public final class LiveJob implements Job.Closeable {
         }
         String refused = firstLine(log, "refused to open the channel");
         if (refused == null && Files.isRegularFile(error)) {
-          refused = "gitm's Python hook failed and turned itself off: " + firstLine(error, "");
+          refused = "gitm's Python hook failed and turned itself off: " + TorchHook.read(error.getParent()).error();
         }
         if (refused != null) {
           throw new TrialFailure(TrialFailure.Kind.SETUP_REFUSED, refused);

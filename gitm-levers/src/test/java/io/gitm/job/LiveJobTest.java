@@ -235,6 +235,21 @@ class LiveJobTest {
   }
 
   @Test
+  void aHookOfAnotherProtocolRefusesAtStartUpAndTheJobRunsOnUntouched() throws Exception {
+    TorchHook hook = TorchHook.install(dir.resolve("hook-python"));
+    Path init = hook.python().resolve("gitm_torch").resolve("__init__.py");
+    Files.writeString(init, Files.readString(init).replace("VERSION = " + TorchHook.PROTOCOL,
+        "VERSION = " + (TorchHook.PROTOCOL + 1)));
+    assertThatThrownBy(() -> LiveJob.start(spec(3), dir.resolve("run"), Ticker.system(), hook, small()))
+        .isInstanceOf(TrialFailure.class).hasMessageContaining("gitm's Python hook failed and turned itself off")
+        .hasMessageContaining("gitm expects hook protocol " + TorchHook.PROTOCOL + " and this hook speaks "
+            + (TorchHook.PROTOCOL + 1));
+    JsonNode end = stopAndRead();
+    assertThat(end.path("threads").asInt()).as("the job ended as it would without gitm").isEqualTo(3);
+    assertThat(dir.resolve("run").resolve("live").resolve("hook.sock")).doesNotExist();
+  }
+
+  @Test
   void setupsThatCannotSwitchLiveAreRefused() {
     Map<String, Object> base = Map.of("tf32", false, "cudnn-benchmark", false, "threads", 4);
     assertThatThrownBy(() -> LiveJob.settingsOf(Setup.shipped().withEnvironment("OMP_NUM_THREADS", "1"), base))

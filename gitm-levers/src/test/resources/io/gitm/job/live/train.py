@@ -32,6 +32,7 @@ stopped = []
 signal.signal(signal.SIGTERM, lambda *a: stopped.append("SIGTERM"))
 start = time.monotonic()
 steps = 0
+loss = None
 while (not stopped and not os.path.exists(args.stop) and time.monotonic() - start < args.max_seconds
        and (not args.steps or steps < args.steps)):
     opt.zero_grad()
@@ -44,7 +45,7 @@ while (not stopped and not os.path.exists(args.stop) and time.monotonic() - star
 b = torch.backends
 with open(args.out + ".tmp", "w") as f:
     json.dump({"steps": steps, "threads": torch.get_num_threads(), "tf32": bool(b.cuda.matmul.allow_tf32),
-               "cudnnBenchmark": bool(b.cudnn.benchmark), "loss": float(loss),
+               "cudnnBenchmark": bool(b.cudnn.benchmark), "loss": None if loss is None else float(loss),
                "seconds": time.monotonic() - start}, f)
 os.replace(args.out + ".tmp", args.out)
 print("done after %d steps with %d threads" % (steps, torch.get_num_threads()))

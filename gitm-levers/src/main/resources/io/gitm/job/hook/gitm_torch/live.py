@@ -57,19 +57,32 @@ _socket = {"sock": None, "path": None}
 
 
 def start(torch):
+    """Opens the channel in the main process of rank 0 (or of a job without ranks): one process is steered, and
+    a rank switched alone would no longer compute what the others do. A channel that cannot open is logged and the
+    rest of the hook goes on."""
+    rank = os.environ.get("RANK", "single")
+    if rank not in ("single", "0"):
+        log("rank %s opens no channel: live mode steers one process (rank 0)" % rank)
+        return
     path = os.environ["GITM_HOOK_SOCKET"]
     token = _read_token(os.environ.get("GITM_HOOK_TOKEN_FILE"))
     if token is None:
         return
     _expandable["now"] = _expandable_from_environment() if supported()["expandable-segments"] is True else None
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     folder = os.path.dirname(path) or "."
-    if stat.S_IMODE(os.stat(folder).st_mode) & 0o077:
-        log("refused to open the channel: the socket's folder %s is open to other users" % folder)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        if stat.S_IMODE(os.stat(folder).st_mode) & 0o077:
+            log("refused to open the channel: the socket's folder %s is open to other users" % folder)
+            sock.close()
+            return
+        sock.bind(path)
+        os.chmod(path, 0o600)
+        sock.listen(4)
+    except OSError as e:
+        log("refused to open the channel: the socket %s cannot be made (%s)" % (path, e))
+        sock.close()
         return
-    sock.bind(path)
-    os.chmod(path, 0o600)
-    sock.listen(4)
     _socket.update(sock=sock, path=path)
     safety.on_undo(_close)
     metric.on_step(_boundary)
