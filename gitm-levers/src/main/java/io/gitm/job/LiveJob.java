@@ -9,11 +9,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,8 +43,10 @@ public final class LiveJob implements Job.Closeable {
   public static final Map<String, String> LIVE_LEVERS = Map.of("tf32", "tf32", "cudnn-benchmark", "cudnn-benchmark",
       "threads", "threads");
   private static final JsonMapper JSON = JsonMapper.builder().build();
-  private static final Duration POLL = Duration.ofMillis(25);
-  private static final Duration REPLY = Duration.ofSeconds(30);
+  /** How often the job is polled while gitm waits for its steps. */
+  static final Duration POLL = Duration.ofMillis(25);
+  /** How long gitm waits for a reply that needs no step boundary. */
+  static final Duration REPLY = Duration.ofSeconds(30);
 
   private final ProcessSpec spec;
   private final Path folder;
@@ -366,8 +365,8 @@ public final class LiveJob implements Job.Closeable {
       long[] ends = await(from, from + options.windowSteps());
       double seconds = (ends[ends.length - 1] - ends[0]) / 1e9;
       if (!(seconds > 0)) {
-        throw new TrialFailure(TrialFailure.Kind.CRASH, "the job's steps " + from + " to " + (from + ends.length - 1)
-            + " took no measurable time");
+        throw new TrialFailure(TrialFailure.Kind.CRASH, "the job's steps " + from + " to "
+            + (from + options.windowSteps()) + " took no measurable time");
       }
       Window w = new Window(label, from, options.windowSteps(), at(ends[0]), at(ends[ends.length - 1]),
           options.windowSteps() / seconds, Map.copyOf(current));
@@ -425,7 +424,7 @@ public final class LiveJob implements Job.Closeable {
 
   /** The steps recorded so far (the hook's count). */
   private long poll(long since) throws LiveChannel.Failure {
-    JsonNode r = call(Map.of("op", "steps", "since", since));
+    JsonNode r = call(Map.of("op", "steps", "since", since, "limit", 0));
     count = r.path("count").asLong();
     if (firstEnd < 0 && count > 0) {
       firstEnd = endOf(0);
@@ -435,7 +434,7 @@ public final class LiveJob implements Job.Closeable {
 
   /** The end time of step boundary {@code step}, which the job has reached. */
   private long endOf(long step) throws LiveChannel.Failure {
-    JsonNode ends = call(Map.of("op", "steps", "since", step)).path("ends");
+    JsonNode ends = call(Map.of("op", "steps", "since", step, "limit", 1)).path("ends");
     if (ends.isEmpty()) {
       throw new LiveChannel.Failure("the hook has no step " + step);
     }
@@ -446,25 +445,21 @@ public final class LiveJob implements Job.Closeable {
   }
 
   /**
-   * The end times of boundaries {@code from} to {@code to}, waiting for the job to reach them; a job that makes no
-   * step within the step timeout is a hang, one that exits a crash.
+   * The end times of boundaries {@code from} and {@code to}, waiting for the job to reach {@code to} (a poll reads
+   * one boundary, so that its cost does not grow with the window); a job that makes no step within the step timeout
+   * is a hang, one that exits a crash.
    */
   private long[] await(long from, long to) throws LiveChannel.Failure, TrialFailure, InterruptedException {
     long last = count;
     long lastAt = ticker.nanos();
     while (true) {
-      JsonNode r = call(Map.of("op", "steps", "since", from));
+      JsonNode r = call(Map.of("op", "steps", "since", to, "limit", 1));
       count = r.path("count").asLong();
-      JsonNode ends = r.path("ends");
       if (firstEnd < 0 && count > 0) {
-        firstEnd = from == 0 ? ends.get(0).asLong() : endOf(0);
+        firstEnd = endOf(0);
       }
-      if (ends.size() > to - from) {
-        long[] out = new long[(int) (to - from + 1)];
-        for (int i = 0; i < out.length; i++) {
-          out[i] = ends.get(i).asLong();
-        }
-        return out;
+      if (count > to) {
+        return new long[] {endOf(from), r.path("ends").get(0).asLong()};
       }
       if (count > last) {
         last = count;
@@ -619,127 +614,6 @@ public final class LiveJob implements Job.Closeable {
           open.remove(this);
         }
       }
-    }
-  }
-
-  /** Files a live job is started with: its folder, token, socket and environment. */
-  private record LiveStart(ProcessSpec spec, Path folder, Path socket, String token, Map<String, String> env) {
-    static LiveStart prepare(ProcessSpec spec, Path runDir, TorchHook hook) {
-      try {
-        Path folder = private0700(runDir.resolve("live"));
-        Path hookDir = private0700(folder.resolve("hook"));
-        byte[] raw = new byte[24];
-        new SecureRandom().nextBytes(raw);
-        String token = HexFormat.of().formatHex(raw);
-        Path tokenFile = folder.resolve("token");
-        Files.deleteIfExists(tokenFile);
-        Files.createFile(tokenFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(
-            "rw-------")));
-        Files.writeString(tokenFile, token, StandardCharsets.US_ASCII);
-        Path socket = folder.resolve("hook.sock");
-        if (socket.toString().getBytes(StandardCharsets.UTF_8).length > 100) {
-          socket = Files.createTempDirectory("gitm-live-", PosixFilePermissions.asFileAttribute(
-              PosixFilePermissions.fromString("rwx------"))).resolve("s");
-        }
-        Files.deleteIfExists(socket);
-        Map<String, String> env = new TreeMap<>(spec.environment());
-        env.putAll(hook.environment(hookDir, env.get("PYTHONPATH")));
-        env.put("GITM_HOOK_SOCKET", socket.toString());
-        env.put("GITM_HOOK_TOKEN_FILE", tokenFile.toString());
-        return new LiveStart(spec, folder, socket, token, env);
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot prepare the live job's folder in " + runDir, e);
-      }
-    }
-
-    private static Path private0700(Path dir) throws IOException {
-      Files.createDirectories(dir);
-      Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
-      return dir;
-    }
-
-    Process launch(Path setsid) throws TrialFailure {
-      List<String> argv = new ArrayList<>();
-      argv.add(setsid.toString());
-      argv.addAll(spec.argv());
-      ProcessBuilder pb = new ProcessBuilder(argv).directory(spec.workdir().toFile())
-          .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
-          .redirectOutput(folder.resolve("job.stdout").toFile()).redirectError(folder.resolve("job.stderr").toFile());
-      pb.environment().clear();
-      pb.environment().putAll(env);
-      try {
-        return pb.start();
-      } catch (IOException e) {
-        throw new TrialFailure(TrialFailure.Kind.CRASH, "the job could not be started: " + e.getMessage());
-      }
-    }
-
-    /** Waits for the hook's socket and connects; the job exiting first, or a refusal in live.log, fails. */
-    LiveChannel connect(Process p, Ticker ticker, Duration timeout) throws TrialFailure, InterruptedException {
-      long until = ticker.nanos() + timeout.toNanos();
-      Path log = folder.resolve("hook").resolve("live.log");
-      Path error = folder.resolve("hook").resolve("hook-error.txt");
-      while (ticker.nanos() < until) {
-        if (Files.exists(socket)) {
-          try {
-            return LiveChannel.connect(socket, ticker);
-          } catch (IOException e) {
-            // bound but not yet listening: tried again below
-          }
-        }
-        String refused = firstLine(log, "refused to open the channel");
-        if (refused == null && Files.isRegularFile(error)) {
-          refused = "gitm's Python hook failed and turned itself off: " + TorchHook.read(error.getParent()).error();
-        }
-        if (refused != null) {
-          throw new TrialFailure(TrialFailure.Kind.SETUP_REFUSED, refused);
-        }
-        if (!p.isAlive()) {
-          String err = ProcessJob.tail(folder.resolve("job.stderr"));
-          throw new TrialFailure(TrialFailure.Kind.CRASH, "the job exited with status " + p.exitValue()
-              + " before gitm's hook opened the channel (it never imported torch?); last line: "
-              + ProcessMetric.lastLine(err.isBlank() ? ProcessJob.tail(folder.resolve("job.stdout")) : err));
-        }
-        Thread.sleep(POLL);
-      }
-      throw new TrialFailure(TrialFailure.Kind.HANG, "the job opened no live channel within "
-          + Watchdog.describe(timeout) + " (it never imported torch?); it is left running, pid " + p.pid());
-    }
-
-    /** The hook's state once the job has made its first step (its own settings are known then). */
-    JsonNode firstStep(Process p, LiveChannel ch, Ticker ticker, Duration timeout)
-        throws LiveChannel.Failure, TrialFailure, InterruptedException {
-      long until = ticker.nanos() + timeout.toNanos();
-      while (true) {
-        JsonNode st = ch.call(Map.of("op", "state"), REPLY);
-        if (st.path("steps").asLong(0) > 0) {
-          return st;
-        }
-        if (!p.isAlive()) {
-          throw new TrialFailure(TrialFailure.Kind.CRASH, "the job exited with status " + p.exitValue()
-              + " before its first step");
-        }
-        if (ticker.nanos() > until) {
-          throw new TrialFailure(TrialFailure.Kind.HANG, "the job made no step within " + Watchdog.describe(timeout)
-              + " of importing torch; it is left running, pid " + p.pid());
-        }
-        Thread.sleep(POLL);
-      }
-    }
-
-    private static String firstLine(Path f, String containing) {
-      try {
-        if (Files.isRegularFile(f)) {
-          for (String line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
-            if (line.contains(containing)) {
-              return line.strip();
-            }
-          }
-        }
-      } catch (IOException ignored) {
-        // not readable yet: looked at again at the next poll
-      }
-      return null;
     }
   }
 }

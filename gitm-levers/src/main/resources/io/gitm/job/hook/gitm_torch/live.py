@@ -9,7 +9,8 @@ Every reply is ``{"ok": true, ...}`` or ``{"ok": false, "error": "..."}``, with 
 Operations after the hello:
   ``state``: the steps so far, the live settings now, the job's own settings at its first step boundary (empty
       before it), which settings can switch here, whether a trial is open.
-  ``steps`` (``since``): the step boundaries' host times (perf_counter_ns) and data waits from step ``since`` on.
+  ``steps`` (``since``, ``limit``): the step boundaries' host times (perf_counter_ns) and data waits from step
+      ``since`` on, at most ``limit`` of them (default and most MAX_STEPS), with the count so far.
   ``switch`` (``settings``, ``timeoutMs``): the settings are applied by the job's main thread at its next step
       boundary, never by the socket's thread; the reply names the step at whose end they took effect.
   ``trial`` (``action``: ``begin`` with ``fallback`` settings, ``keep``, ``revert``): while a trial is open, a
@@ -370,8 +371,11 @@ def _steps(msg):
     since = msg.get("since", 0)
     if isinstance(since, bool) or not isinstance(since, int) or since < 0:
         raise ValueError("steps needs \"since\": a step index >= 0")
+    limit = msg.get("limit", MAX_STEPS)
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= MAX_STEPS:
+        raise ValueError("steps' \"limit\" must be an integer from 0 to %d" % MAX_STEPS)
     n = len(metric.ends)
-    upto = min(n, since + MAX_STEPS)
+    upto = min(n, since + limit)
     return {"ok": True, "since": since, "count": n, "ends": list(metric.ends[since:upto]),
             "dataWaitNs": list(metric.data_wait_ns[since:upto]), "now": time.perf_counter_ns()}
 
