@@ -58,6 +58,7 @@ public final class LiveJob implements Job.Closeable {
   private final Map<String, Object> supported;
   private final Path series;
   private final Path socket;
+  private final String token;
   private Map<String, Object> current;
   private Map<String, Object> kept;
   /** The step boundary from which the settings in force have had their warm-up. */
@@ -124,6 +125,7 @@ public final class LiveJob implements Job.Closeable {
     this.spec = start.spec();
     this.folder = start.folder();
     this.socket = start.socket();
+    this.token = start.token();
     this.ticker = ticker;
     this.options = options;
     this.process = process;
@@ -160,10 +162,12 @@ public final class LiveJob implements Job.Closeable {
         throw new TrialFailure(TrialFailure.Kind.SETUP_REFUSED, "the job's hook refused gitm: "
             + hello.path("error").asString("no reason given"));
       }
+      // the hook read the token when it opened the channel: the file goes, so that no copy of the run folder has it
+      Files.deleteIfExists(s.folder().resolve(LiveStart.TOKEN_FILE));
       LiveJob job = new LiveJob(s, ticker, options, p, ch, s.firstStep(p, ch, ticker, options.startTimeout()));
       job.note(Map.of("kind", "start", "pid", p.pid(), "settings", job.current, "supported", job.supported));
       return job;
-    } catch (LiveChannel.Failure e) {
+    } catch (LiveChannel.Failure | IOException e) {
       if (ch != null) {
         ch.close();
       }
@@ -193,6 +197,11 @@ public final class LiveJob implements Job.Closeable {
   /** The hook's socket (0600, in a 0700 folder). */
   Path socket() {
     return socket;
+  }
+
+  /** The run's token, which the hook checks in the hello. */
+  String token() {
+    return token;
   }
 
   /** gitm's connection to the hook. */

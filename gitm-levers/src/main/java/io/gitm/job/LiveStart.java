@@ -18,6 +18,9 @@ import tools.jackson.databind.JsonNode;
 
 /** Files a live job is started with: its folder, token, socket and environment. */
 record LiveStart(ProcessSpec spec, Path folder, Path socket, String token, Map<String, String> env) {
+  /** The token's file in the live folder, removed once the hook has read it and gitm has connected. */
+  static final String TOKEN_FILE = "token";
+
   static LiveStart prepare(ProcessSpec spec, Path runDir, TorchHook hook) {
     try {
       Path folder = private0700(runDir.resolve("live"));
@@ -25,7 +28,7 @@ record LiveStart(ProcessSpec spec, Path folder, Path socket, String token, Map<S
       byte[] raw = new byte[24];
       new SecureRandom().nextBytes(raw);
       String token = HexFormat.of().formatHex(raw);
-      Path tokenFile = folder.resolve("token");
+      Path tokenFile = folder.resolve(TOKEN_FILE);
       Files.deleteIfExists(tokenFile);
       Files.createFile(tokenFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(
           "rw-------")));
