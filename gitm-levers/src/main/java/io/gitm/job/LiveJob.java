@@ -308,6 +308,10 @@ public final class LiveJob implements Job.Closeable {
   @Override
   public synchronized Run open(Setup setup) throws TrialFailure {
     checkOpen();
+    if (!process.isAlive()) {
+      throw new TrialFailure(TrialFailure.Kind.CRASH, "the job has exited (status " + process.exitValue()
+          + ", last line: " + lastLine() + "): there is nothing left to steer");
+    }
     Map<String, Object> want = settingsOf(setup, baseline);
     for (var e : want.entrySet()) {
       if (!java.util.Objects.equals(e.getValue(), baseline.get(e.getKey()))
