@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -22,14 +21,18 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * {@code gitm run --live} as a user runs it, on CPU with /usr/bin/python3 and torch: the levers module's training
- * script ({@code live/train.py}), whose intra-op pool oversubscribes the CPUs, so that {@code torch-threads} has a real
- * effect. Skipped when /usr/bin/python3 has no torch, unless {@code CI=true}, where that fails.
+ * script ({@code live/train.py}), started with more intra-op threads than CPUs (so that {@code torch-threads}
+ * applies) and sleeping in proportion to them each step (so that the lever's effect holds on a loaded machine).
+ * Skipped when /usr/bin/python3 has no torch, unless {@code CI=true}, where that fails.
  */
 class RunLiveEndToEndTest {
   private static final Duration LIVENESS = TorchPython.LIVENESS;
   private static final Path PYTHON = TorchPython.PYTHON;
   private static final int CPUS = Runtime.getRuntime().availableProcessors();
-  private static final int OVERSUBSCRIBED = Math.max(32, 16 * CPUS);
+  /** Threads the job starts with: eight times the CPUs, at least 16. */
+  private static final int OVERSUBSCRIBED = Math.max(16, 8 * CPUS);
+  /** The job's sleep per intra-op thread and step, ms: 32 ms a step with OVERSUBSCRIBED threads, 4 with CPUS. */
+  private static final String SLEEP = String.valueOf(4.0 / CPUS);
 
   @TempDir
   Path dir;
@@ -47,7 +50,7 @@ class RunLiveEndToEndTest {
     Files.writeString(dir.resolve("stop"), "");
     for (long pid : jobs) {
       Optional<ProcessHandle> h = ProcessHandle.of(pid);
-      if (h.isPresent() && !waitFor(() -> !h.get().isAlive())) {
+      if (h.isPresent() && !TorchPython.waitFor(() -> !h.get().isAlive())) {
         h.get().destroyForcibly();
       }
     }
@@ -62,19 +65,14 @@ class RunLiveEndToEndTest {
     List<String> a = new ArrayList<>(List.of("run", "--live", "--budget", budget, "--target", "10%", "--device",
         "none", "--scratch", dir.resolve("s").toString(), "--workdir", dir.toString(), "--levers", "torch-threads",
         "--json", "--cmd", PYTHON.toString(), trainScript().toString(), "--threads", String.valueOf(OVERSUBSCRIBED),
+        "--work", "0", "--sleep-per-thread", SLEEP,
         "--out", dir.resolve("out.json").toString(), "--stop", dir.resolve("stop").toString()));
     return a;
   }
 
-  private static boolean waitFor(BooleanSupplier condition) throws InterruptedException {
-    return TorchPython.waitFor(condition);
-  }
-
+  /** The job's own account of how it ended (written when it stops), after asking it to stop. */
   private JsonNode stopAndRead() throws Exception {
-    Files.writeString(dir.resolve("stop"), "");
-    Path out = dir.resolve("out.json");
-    assertThat(waitFor(() -> Files.isRegularFile(out))).as("the job wrote " + out).isTrue();
-    return Json.MAPPER.readTree(out.toFile());
+    return Json.MAPPER.readTree(TorchPython.stopAndAwait(dir).toFile());
   }
 
   private static String read(Path f) {
@@ -136,7 +134,7 @@ class RunLiveEndToEndTest {
     Process gitm = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(dir.resolve("gitm.log").toFile())
         .start();
     try {
-      assertThat(waitFor(() -> {
+      assertThat(TorchPython.waitFor(() -> {
         try (Stream<Path> s = Files.list(dir.resolve("s").resolve("runs"))) {
           return s.anyMatch(run -> read(run.resolve("steps.jsonl")).contains("\"threads\":" + CPUS + "},\"why\":"
               + "\"gate\""));
@@ -149,7 +147,7 @@ class RunLiveEndToEndTest {
       gitm.destroyForcibly(); // SIGKILL
       assertThat(gitm.waitFor(LIVENESS.toSeconds(), TimeUnit.SECONDS)).isTrue();
       Path log = run.resolve("live").resolve("hook").resolve("live.log");
-      assertThat(waitFor(() -> read(log).contains("controller gone during a trial: reverting to")))
+      assertThat(TorchPython.waitFor(() -> read(log).contains("controller gone during a trial: reverting to")))
           .as(read(log)).isTrue();
       assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive)).as("the job outlives gitm's SIGKILL")
           .contains(true);

@@ -19,7 +19,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -29,8 +28,9 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Live mode for real on CPU: a PyTorch training script ({@code live/train.py}) run by /usr/bin/python3 with gitm's
- * hook and its control channel, steered by {@link LiveJob} and judged by the {@link Gate}. The script's step is
- * slowed down by an intra-op thread pool larger than the CPUs, so {@code threads} is a lever with a real effect.
+ * hook and its control channel, steered by {@link LiveJob} and judged by the {@link Gate}. The script's step sleeps
+ * in proportion to its intra-op threads, so that {@code threads}, switched live, changes the step rate by a factor
+ * the test sets, on an idle machine or a loaded one.
  * Skipped when /usr/bin/python3 has no torch, unless {@code CI=true}, where that fails.
  */
 class LiveJobTest {
@@ -38,8 +38,10 @@ class LiveJobTest {
   private static final Path PYTHON = TorchPython.PYTHON;
   private static final JsonMapper JSON = JsonMapper.builder().build();
   private static final int CPUS = Runtime.getRuntime().availableProcessors();
-  /** Threads the job starts with: many more than the CPUs, so that its element-wise operations oversubscribe them. */
-  private static final int OVERSUBSCRIBED = Math.max(32, 16 * CPUS);
+  /** Threads the job starts with: eight times the CPUs, at least 16. */
+  private static final int OVERSUBSCRIBED = Math.max(16, 8 * CPUS);
+  /** The job's sleep per intra-op thread and step, ms: 32 ms a step with OVERSUBSCRIBED threads, 4 with CPUS. */
+  private static final String SLEEP = String.valueOf(4.0 / CPUS);
 
   @TempDir
   Path dir;
@@ -57,7 +59,7 @@ class LiveJobTest {
       job.close();
       Files.writeString(dir.resolve("stop"), "");
       var handle = ProcessHandle.of(job.pid());
-      if (handle.isPresent() && !waitFor(() -> !handle.get().isAlive())) {
+      if (handle.isPresent() && !TorchPython.waitFor(() -> !handle.get().isAlive())) {
         handle.get().destroyForcibly();
       }
     }
@@ -69,6 +71,7 @@ class LiveJobTest {
         List.of()));
     ProcessMetric steps = new ProcessMetric(ProcessMetric.Kind.STEPS, null, null, true, null);
     return new ProcessSpec(List.of(PYTHON.toString(), script.toString(), "--threads", String.valueOf(threads),
+        "--work", "0", "--sleep-per-thread", SLEEP,
         "--out", dir.resolve("out.json").toString(), "--stop", dir.resolve("stop").toString()), false, dir, env,
         steps, List.of(), 1e-3, 0, null);
   }
@@ -87,16 +90,9 @@ class LiveJobTest {
     return Setup.shipped().withEnvironment(TorchHook.LEVERS_VARIABLE, "threads=" + n);
   }
 
-  private static boolean waitFor(BooleanSupplier condition) throws InterruptedException {
-    return TorchPython.waitFor(condition);
-  }
-
   /** The job's own account of how it ended (written when it stops), after asking it to stop. */
   private JsonNode stopAndRead() throws Exception {
-    Files.writeString(dir.resolve("stop"), "");
-    Path out = dir.resolve("out.json");
-    assertThat(waitFor(() -> Files.isRegularFile(out))).as("the job wrote " + out).isTrue();
-    return JSON.readTree(out.toFile());
+    return JSON.readTree(TorchPython.stopAndAwait(dir).toFile());
   }
 
   private String liveLog() throws IOException {
@@ -128,18 +124,18 @@ class LiveJobTest {
     j.kept(fit);
     assertThat(j.current()).containsEntry("threads", CPUS);
 
-    Setup worse = threads(4 * OVERSUBSCRIBED);
+    Setup worse = threads(2 * OVERSUBSCRIBED);
     Verdict second = gate().judge(j, fit, worse, SafetyClass.B, 1e-3);
     assertThat(second.outcome()).as(second.detail()).isNotEqualTo(Verdict.Outcome.KEPT);
     j.kept(fit);
     assertThat(j.current()).as("the rejected lever is switched back live").containsEntry("threads", CPUS);
     assertThat(j.switches()).extracting(LiveJob.Switch::to).extracting(m -> m.get("threads"))
-        .contains(CPUS, 4 * OVERSUBSCRIBED);
+        .contains(CPUS, 2 * OVERSUBSCRIBED);
 
     j.close();
     assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive)).as("the job runs on after gitm detaches")
         .contains(true);
-    assertThat(waitFor(() -> logHas("controller detached"))).as("live.log says so").isTrue();
+    assertThat(TorchPython.waitFor(() -> logHas("controller detached"))).as("live.log says so").isTrue();
     JsonNode end = stopAndRead();
     assertThat(end.path("threads").asInt()).as("the job ended with the kept setting").isEqualTo(CPUS);
     assertThat(Files.readString(dir.resolve("run").resolve("steps.jsonl"))).contains("\"kind\":\"switch\"")
@@ -178,7 +174,7 @@ class LiveJobTest {
     c.block();
     assertThat(j.current()).containsEntry("threads", 3).containsEntry("tf32", true);
     j.channel().close(); // what the kernel does to gitm's socket when gitm is killed
-    assertThat(waitFor(() -> logHas("reverting to"))).isTrue();
+    assertThat(TorchPython.waitFor(() -> logHas("reverting to"))).isTrue();
     Thread.sleep(500); // a few steps, so that the revert has been applied at a boundary
     JsonNode end = stopAndRead();
     assertThat(end.path("threads").asInt()).as("the kept setting stays").isEqualTo(CPUS);

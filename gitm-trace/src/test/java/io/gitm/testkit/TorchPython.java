@@ -27,6 +27,19 @@ public final class TorchPython {
         + " failure)");
   }
 
+  /**
+   * Asks a job of the hook's test scripts to stop (their {@code --stop} file, {@code stop} in {@code dir}) and waits
+   * for the account it writes when it ends ({@code out.json} in {@code dir}); returns that file.
+   */
+  public static Path stopAndAwait(Path dir) throws Exception {
+    Files.writeString(dir.resolve("stop"), "");
+    Path out = dir.resolve("out.json");
+    if (!waitFor(() -> Files.isRegularFile(out))) {
+      throw new AssertionError("the job did not write " + out + " within " + LIVENESS);
+    }
+    return out;
+  }
+
   /** Waits for {@code condition} up to {@link #LIVENESS}; whether it came. */
   public static boolean waitFor(BooleanSupplier condition) throws InterruptedException {
     long until = System.nanoTime() + LIVENESS.toNanos();

@@ -1,6 +1,8 @@
 """A small training loop for the live-mode tests: each step is a forward, a backward, WORK element-wise CPU
-operations on a 64x4096 tensor (which an intra-op thread pool larger than the CPUs slows down), and an optimizer
-step. It stops after --steps steps (0: no limit), when the --stop file exists, at SIGTERM, or after --max-seconds,
+operations on a 64x4096 tensor (which an intra-op thread pool larger than the CPUs slows down on an idle machine),
+a sleep of --sleep-per-thread milliseconds per intra-op thread (a step time the tests control through the threads
+setting, which holds on a loaded machine, where CPU work does not: there a larger pool wins a larger share of the
+CPUs), and an optimizer step. It stops after --steps steps (0: no limit), when the --stop file exists, at SIGTERM, or after --max-seconds,
 and then writes --out: the settings it ran with at the end, the steps it made and the seconds they took."""
 import argparse
 import json
@@ -17,6 +19,7 @@ p.add_argument("--out", required=True)
 p.add_argument("--stop", required=True)
 p.add_argument("--max-seconds", type=float, default=300)
 p.add_argument("--steps", type=int, default=0)
+p.add_argument("--sleep-per-thread", type=float, default=0)
 args = p.parse_args()
 
 if args.threads:
@@ -40,6 +43,8 @@ while (not stopped and not os.path.exists(args.stop) and time.monotonic() - star
     loss.backward()
     for _ in range(args.work):
         (torch.tanh(extra) * 2).sum(1)
+    if args.sleep_per_thread:
+        time.sleep(args.sleep_per_thread * torch.get_num_threads() / 1000)
     opt.step()
     steps += 1
 b = torch.backends
