@@ -151,7 +151,11 @@ class RunLiveEndToEndTest {
           .as(read(log)).isTrue();
       assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive)).as("the job outlives gitm's SIGKILL")
           .contains(true);
-      Thread.sleep(1000); // steps go on, the revert applied at the first of them
+      long seen = System.currentTimeMillis();
+      Path facts = run.resolve("live").resolve("hook").resolve("facts.json");
+      assertThat(TorchPython.waitFor(() -> TorchPython.modifiedAfter(facts, seen)
+          && read(facts).matches("(?s).*\"intraOpThreadsNow\":" + OVERSUBSCRIBED + "[,}].*")))
+          .as("facts written after the drop (every second, at a step) show the revert applied").isTrue();
       JsonNode end = stopAndRead();
       assertThat(end.path("threads").asInt()).as("the trial in progress was reverted").isEqualTo(OVERSUBSCRIBED);
       assertThat(end.path("steps").asInt()).isPositive();

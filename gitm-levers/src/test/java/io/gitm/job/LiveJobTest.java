@@ -100,6 +100,16 @@ class LiveJobTest {
     return Files.isRegularFile(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
   }
 
+  /** The intra-op threads in the hook's facts (rewritten every second at a step boundary), or -1. */
+  static int threadsNow(Path hookDir) {
+    try {
+      Path f = hookDir.resolve("facts.json");
+      return Files.isRegularFile(f) ? JSON.readTree(f.toFile()).path("flags").path("intraOpThreadsNow").asInt(-1) : -1;
+    } catch (RuntimeException e) {
+      return -1;
+    }
+  }
+
   private boolean logHas(String text) {
     try {
       return liveLog().contains(text);
@@ -175,7 +185,9 @@ class LiveJobTest {
     assertThat(j.current()).containsEntry("threads", 3).containsEntry("tf32", true);
     j.channel().close(); // what the kernel does to gitm's socket when gitm is killed
     assertThat(TorchPython.waitFor(() -> logHas("reverting to"))).isTrue();
-    Thread.sleep(500); // a few steps, so that the revert has been applied at a boundary
+    long seen = System.currentTimeMillis();
+    assertThat(TorchPython.waitFor(() -> TorchPython.modifiedAfter(j.folder().resolve("hook/facts.json"), seen)
+        && threadsNow(j.folder().resolve("hook")) == CPUS)).as("facts written after the drop show the revert").isTrue();
     JsonNode end = stopAndRead();
     assertThat(end.path("threads").asInt()).as("the kept setting stays").isEqualTo(CPUS);
     assertThat(end.path("tf32").asBoolean()).as("the trial in progress was reverted").isFalse();

@@ -40,6 +40,15 @@ public final class TorchPython {
     return out;
   }
 
+  /** Whether {@code file} exists and was last written after {@code millis} (epoch milliseconds). */
+  public static boolean modifiedAfter(Path file, long millis) {
+    try {
+      return Files.isRegularFile(file) && Files.getLastModifiedTime(file).toMillis() > millis;
+    } catch (java.io.IOException e) {
+      return false;
+    }
+  }
+
   /** Waits for {@code condition} up to {@link #LIVENESS}; whether it came. */
   public static boolean waitFor(BooleanSupplier condition) throws InterruptedException {
     long until = System.nanoTime() + LIVENESS.toNanos();

@@ -191,9 +191,9 @@ def _converse(conn, token):
         if detached:
             log("controller detached; settings stay %s" % json.dumps(current(), sort_keys=True))
         elif fallback is not None:
+            _queue(lambda index: _apply(fallback))
             log("controller gone during a trial: reverting to %s at the next step" % json.dumps(fallback,
                                                                                                sort_keys=True))
-            _queue(lambda index: _apply(fallback))
         else:
             log("controller gone; settings stay %s" % json.dumps(current(), sort_keys=True))
 
