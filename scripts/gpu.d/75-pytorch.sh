@@ -39,8 +39,9 @@ fi
 # the hook as this build ships it, for the raw "hooked" arm
 hook_py="$GITM_SCRATCH/hook-python"
 "$py" - "$GITM_CP" "$hook_py" <<'PY' || { echo "gitm's Python hook is not in any jar of GITM_CP"; exit 2; }
-import os, sys, zipfile
-for jar in sys.argv[1].split(":"):
+import glob, os, sys, zipfile
+jars = [j for e in sys.argv[1].split(":") for j in (sorted(glob.glob(e[:-1] + "*.jar")) if e.endswith("*") else [e])]
+for jar in jars:
     if jar.endswith(".jar") and os.path.isfile(jar):
         with zipfile.ZipFile(jar) as z:
             names = [n for n in z.namelist() if n.startswith("io/gitm/job/hook/") and n.endswith(".py")]

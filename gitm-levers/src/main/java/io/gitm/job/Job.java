@@ -20,6 +20,15 @@ public interface Job {
    */
   Run open(Setup setup) throws TrialFailure;
 
+  /**
+   * Whether the job's output is the same from run to run of one setup. A job whose own shipped runs disagree (a GPU
+   * training whose reductions are not deterministic) cannot show a bit-identical output under any lever, so its
+   * outputs are compared within the job's tolerance whatever a lever's safety class.
+   */
+  default boolean reproducibleOutput() {
+    return true;
+  }
+
   /** A job that holds what it runs on (device contexts, process groups) until closed. */
   interface Closeable extends Job, AutoCloseable {
     @Override

@@ -64,6 +64,8 @@ public final class ProcessJob implements Job.Closeable {
   private int runs;
   /** The most processes a run of the shipped setup left behind. */
   private int shippedLeftovers;
+  /** The output digests the shipped setup's runs gave. */
+  private final java.util.Set<String> shippedOutputs = new java.util.HashSet<>();
   private volatile boolean closed;
 
   /**
@@ -131,6 +133,39 @@ public final class ProcessJob implements Job.Closeable {
     }
     this.endedOnOpen = endLeftBehind(logDir, ticker);
     this.shippedLeftovers = shippedLeftovers(this.logDir.resolve("processes.jsonl"));
+    this.shippedOutputs.addAll(shippedOutputs(this.logDir.resolve("processes.jsonl")));
+  }
+
+  /** The output digests of the runs of the shipped setup that went well, as the log says. */
+  private static java.util.Set<String> shippedOutputs(Path log) {
+    java.util.Set<String> out = new java.util.HashSet<>();
+    if (!Files.isRegularFile(log)) {
+      return out;
+    }
+    try {
+      for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+        Map<?, ?> m;
+        try {
+          m = JSON.readValue(line, Map.class);
+        } catch (RuntimeException torn) {
+          continue;
+        }
+        if (m.get("environmentSetByGitm") instanceof Map<?, ?> env && env.isEmpty()
+            && m.get("cpus") instanceof List<?> cpus && cpus.isEmpty() && m.get("failure") == null
+            && m.get("outputSha256") instanceof String sha) {
+          out.add(sha);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out;
+  }
+
+  /** Whether every run of the shipped setup so far (this job's and the run folder's earlier ones) gave one output. */
+  @Override
+  public synchronized boolean reproducibleOutput() {
+    return shippedOutputs.size() <= 1;
   }
 
   /**
@@ -383,6 +418,9 @@ public final class ProcessJob implements Job.Closeable {
       RunResult r = await(p, pgid, tree, t0, index, label, argv, set, setup, out, err, hookDir);
       if (shipped(setup, extra)) {
         shippedLeftovers = Math.max(shippedLeftovers, r.leftovers().size());
+        if (r.ok() && r.output() != null) {
+          shippedOutputs.add(r.output().sha256());
+        }
       }
       return r;
     } finally {
