@@ -2,10 +2,11 @@
 # GPU part of PyTorch jobs optimized from the inside (issue 24): the jobs of bench/pytorch/ as users write them
 # (resnet_train: a ResNet-18 over a DataLoader of images decoded per item; transformer_train: a transformer LM step;
 # inference: a ResNet-18 inference loop), each
-#   a. raw (GITM_PT_RAW=1): GITM_PT_RUNS (2) alternating runs of three arms, the job's own it/s line each: "base" (as
+#   a. raw (GITM_PT_RAW=1, for the jobs of GITM_PT_RAW_JOBS, default all): GITM_PT_RUNS (2) alternating runs of three arms, the job's own it/s line each: "base" (as
 #      written, no hook), "hooked" (gitm's Python hook on, no lever: the hook's own cost), "expert" (--expert: the
 #      tuning guide's settings by hand, FP32 kept) -> raw.txt;
-#   b. gitm (GITM_PT_GITM=1): gitm run --metric steps (restart mode) with budget GITM_PT_BUDGET (3m), target
+#   b. gitm (GITM_PT_GITM=1): gitm run --metric steps (restart mode) with budget GITM_PT_BUDGET_<job>, else
+#      GITM_PT_BUDGET (3m; whole minutes), target
 #      GITM_PT_TARGET (300%: past what any lever gives, so the whole budget is used), the job's outputs compared
 #      within --rtol/--atol 1e-2; the run folder's reports, journal and trials/ copied to $out/<job>/;
 #   c. after (GITM_PT_AFTER=1): GITM_PT_RUNS alternating runs of "expert" and "gitm" (the job as written, under the
@@ -69,7 +70,7 @@ one() { # one run: job arm log [env...]
 for job in $jobs; do
   jout="$out/$job"
   mkdir -p "$jout"
-  if [ "${GITM_PT_RAW:-1}" = 1 ]; then
+  if [ "${GITM_PT_RAW:-1}" = 1 ] && [[ " ${GITM_PT_RAW_JOBS-$jobs} " == *" $job "* ]]; then
     for i in $(seq 1 "$runs"); do
       one "$job" base "$jout/raw-base-$i.log"
       hd=$(mktemp -d "$GITM_SCRATCH/hook.XXXXXX")
@@ -82,7 +83,8 @@ for job in $jobs; do
   if [ "${GITM_PT_GITM:-1}" = 1 ]; then
     work="$GITM_SCRATCH/work-$job"
     mkdir -p "$work"
-    budget=${GITM_PT_BUDGET:-3m}
+    bv="GITM_PT_BUDGET_$job"
+    budget=${!bv:-${GITM_PT_BUDGET:-3m}}
     # shellcheck disable=SC2207
     cmd=(run --budget "$budget" --target "${GITM_PT_TARGET:-300%}" --metric steps --output out.npy --rtol 1e-2
       --atol 1e-2 --timeout 120s --workdir "$work" --json --cmd "$py" "$bench/$job.py" --out out.npy
