@@ -132,34 +132,14 @@ public final class ProcessJob implements Job.Closeable {
       throw new UncheckedIOException(e);
     }
     this.endedOnOpen = endLeftBehind(logDir, ticker);
-    this.shippedLeftovers = shippedLeftovers(this.logDir.resolve("processes.jsonl"));
-    this.shippedOutputs.addAll(shippedOutputs(this.logDir.resolve("processes.jsonl")));
-  }
-
-  /** The output digests of the runs of the shipped setup that went well, as the log says. */
-  private static java.util.Set<String> shippedOutputs(Path log) {
-    java.util.Set<String> out = new java.util.HashSet<>();
-    if (!Files.isRegularFile(log)) {
-      return out;
-    }
-    try {
-      for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
-        Map<?, ?> m;
-        try {
-          m = JSON.readValue(line, Map.class);
-        } catch (RuntimeException torn) {
-          continue;
-        }
-        if (m.get("environmentSetByGitm") instanceof Map<?, ?> env && env.isEmpty()
-            && m.get("cpus") instanceof List<?> cpus && cpus.isEmpty() && m.get("failure") == null
-            && m.get("outputSha256") instanceof String sha) {
-          out.add(sha);
-        }
+    for (Map<?, ?> m : shippedRuns(this.logDir.resolve("processes.jsonl"))) {
+      if (m.get("leftoverProcesses") instanceof List<?> left) {
+        shippedLeftovers = Math.max(shippedLeftovers, left.size());
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      if (m.get("failure") == null && m.get("outputSha256") instanceof String sha) {
+        shippedOutputs.add(sha);
+      }
     }
-    return out;
   }
 
   /** Whether every run of the shipped setup so far (this job's and the run folder's earlier ones) gave one output. */
@@ -202,12 +182,12 @@ public final class ProcessJob implements Job.Closeable {
     return endedOnOpen;
   }
 
-  /** The most processes a run of the shipped setup left behind, as the log says (0 without one). */
-  private static int shippedLeftovers(Path log) {
+  /** The entries of the log's runs of the shipped setup (no variable set by gitm, no CPUs pinned). */
+  private static List<Map<?, ?>> shippedRuns(Path log) {
+    List<Map<?, ?>> out = new ArrayList<>();
     if (!Files.isRegularFile(log)) {
-      return 0;
+      return out;
     }
-    int most = 0;
     try {
       for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
         Map<?, ?> m;
@@ -217,15 +197,14 @@ public final class ProcessJob implements Job.Closeable {
           continue;
         }
         if (m.get("environmentSetByGitm") instanceof Map<?, ?> env && env.isEmpty()
-            && m.get("cpus") instanceof List<?> cpus && cpus.isEmpty()
-            && m.get("leftoverProcesses") instanceof List<?> left) {
-          most = Math.max(most, left.size());
+            && m.get("cpus") instanceof List<?> cpus && cpus.isEmpty()) {
+          out.add(m);
         }
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return most;
+    return out;
   }
 
   public ProcessSpec spec() {
