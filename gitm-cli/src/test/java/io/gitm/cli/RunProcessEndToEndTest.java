@@ -69,6 +69,24 @@ class RunProcessEndToEndTest {
   }
 
   @Test
+  void aJobWhoseOutputDiffersFromRunToRunHasAClassALeverComparedWithinItsTolerance() throws Exception {
+    // the output's last digits change every run, as a GPU training's do; the lever is class A
+    Path job = script("noisy.sh", "sleep 0.2; if [ -n \"$OMP_NUM_THREADS\" ]; then r=$((150 + RANDOM % 4)); "
+        + "else r=$((100 + RANDOM % 4)); fi; echo \"it/s: $r\"; printf 'x,y\\n1,2.500000%05d\\n' $RANDOM > out.csv");
+    CliResult r = CliResult.run("run", "--budget", "40s", "--target", "15%", "--device", "none", "--scratch",
+        dir.resolve("s").toString(), "--workdir", dir.toString(), "--metric-regex", "it/s: ([0-9.]+)",
+        "--higher-is-better", "--output", "out.csv", "--rtol", "1e-3", "--levers", "env-omp-threads", "--json",
+        "--cmd", job.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode doc = Json.MAPPER.readTree(r.out());
+    assertThat(doc.get("kept").toString()).contains("env-omp-threads");
+    Path run = Path.of(doc.get("folder").asString());
+    String report = Files.readString(run.resolve("report.md"));
+    assertThat(report).contains("the job's outputs differ from run to run of the shipped setup")
+        .contains("not bit for bit");
+  }
+
+  @Test
   void aJobThatFailsAsShippedStopsTheRunWithItsStatusAndLastLines() throws IOException {
     Path job = script("broken.sh", "echo starting; echo 'RuntimeError: CUDA error: out of memory' >&2; exit 3");
     CliResult r = CliResult.run("run", "--budget", "30s", "--target", "15%", "--device", "none", "--scratch",

@@ -142,6 +142,11 @@ final class ApplyStep {
     }
 
     @Override
+    public boolean reproducibleOutput() {
+      return job.reproducibleOutput();
+    }
+
+    @Override
     public Run open(Setup setup) throws TrialFailure {
       String what = null;
       synchronized (this) {

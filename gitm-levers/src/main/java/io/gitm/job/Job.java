@@ -21,6 +21,15 @@ public interface Job {
   Run open(Setup setup) throws TrialFailure;
 
   /**
+   * Whether the job's output is the same from run to run of one setup. A job whose own shipped runs disagree (a GPU
+   * training whose reductions are not deterministic) cannot show a bit-identical output under any lever, so its
+   * outputs are compared within the job's tolerance whatever a lever's safety class.
+   */
+  default boolean reproducibleOutput() {
+    return true;
+  }
+
+  /**
    * Whether runs of {@code a} and {@code b} can be open at once, so that the gate interleaves their blocks (else it
    * measures them one session at a time): by default when the two open the device alike ({@link
    * Setup#sameDeviceOpen}); a live process, whose runs are views of the one process, can always.

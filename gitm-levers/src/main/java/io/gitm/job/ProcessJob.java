@@ -64,6 +64,8 @@ public final class ProcessJob implements Job.Closeable {
   private int runs;
   /** The most processes a run of the shipped setup left behind. */
   private int shippedLeftovers;
+  /** The output digests the shipped setup's runs gave. */
+  private final java.util.Set<String> shippedOutputs = new java.util.HashSet<>();
   private volatile boolean closed;
 
   /**
@@ -130,7 +132,20 @@ public final class ProcessJob implements Job.Closeable {
       throw new UncheckedIOException(e);
     }
     this.endedOnOpen = endLeftBehind(logDir, ticker);
-    this.shippedLeftovers = shippedLeftovers(this.logDir.resolve("processes.jsonl"));
+    for (Map<?, ?> m : shippedRuns(this.logDir.resolve("processes.jsonl"))) {
+      if (m.get("leftoverProcesses") instanceof List<?> left) {
+        shippedLeftovers = Math.max(shippedLeftovers, left.size());
+      }
+      if (m.get("failure") == null && m.get("outputSha256") instanceof String sha) {
+        shippedOutputs.add(sha);
+      }
+    }
+  }
+
+  /** Whether every run of the shipped setup so far (this job's and the run folder's earlier ones) gave one output. */
+  @Override
+  public synchronized boolean reproducibleOutput() {
+    return shippedOutputs.size() <= 1;
   }
 
   /**
@@ -167,12 +182,12 @@ public final class ProcessJob implements Job.Closeable {
     return endedOnOpen;
   }
 
-  /** The most processes a run of the shipped setup left behind, as the log says (0 without one). */
-  private static int shippedLeftovers(Path log) {
+  /** The entries of the log's runs of the shipped setup (no variable set by gitm, no CPUs pinned). */
+  private static List<Map<?, ?>> shippedRuns(Path log) {
+    List<Map<?, ?>> out = new ArrayList<>();
     if (!Files.isRegularFile(log)) {
-      return 0;
+      return out;
     }
-    int most = 0;
     try {
       for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
         Map<?, ?> m;
@@ -182,15 +197,14 @@ public final class ProcessJob implements Job.Closeable {
           continue;
         }
         if (m.get("environmentSetByGitm") instanceof Map<?, ?> env && env.isEmpty()
-            && m.get("cpus") instanceof List<?> cpus && cpus.isEmpty()
-            && m.get("leftoverProcesses") instanceof List<?> left) {
-          most = Math.max(most, left.size());
+            && m.get("cpus") instanceof List<?> cpus && cpus.isEmpty()) {
+          out.add(m);
         }
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return most;
+    return out;
   }
 
   public ProcessSpec spec() {
@@ -383,6 +397,9 @@ public final class ProcessJob implements Job.Closeable {
       RunResult r = await(p, pgid, tree, t0, index, label, argv, set, setup, out, err, hookDir);
       if (shipped(setup, extra)) {
         shippedLeftovers = Math.max(shippedLeftovers, r.leftovers().size());
+        if (r.ok() && r.output() != null) {
+          shippedOutputs.add(r.output().sha256());
+        }
       }
       return r;
     } finally {

@@ -73,4 +73,16 @@ final class Checks {
       return Double.NaN;
     }
   }
+
+  /**
+   * Amdahl's gain of making {@code share} of the time {@code speedup} times faster, as a fraction (at least 0.5%);
+   * empty when the share is unknown (NaN) or nothing is faster.
+   */
+  static java.util.OptionalDouble amdahl(double share, double speedup) {
+    if (!(share >= 0) || speedup <= 1) {
+      return java.util.OptionalDouble.empty();
+    }
+    double s = Math.min(1, share);
+    return java.util.OptionalDouble.of(Math.max(0.005, 1 / (1 - s + s / speedup) - 1));
+  }
 }

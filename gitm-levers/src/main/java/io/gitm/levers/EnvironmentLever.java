@@ -57,12 +57,7 @@ record EnvironmentLever(LeverSpec spec, String variable, String value, String sh
    */
   @Override
   public OptionalDouble expectedGain(LeverContext c) {
-    double share = shareFact == null ? Double.NaN : c.fact(shareFact, Double.NaN);
-    if (!(share >= 0)) {
-      return OptionalDouble.empty();
-    }
-    double rest = 1 - share + share / speedup;
-    return OptionalDouble.of(Math.max(0.005, 1 / rest - 1));
+    return Checks.amdahl(shareFact == null ? Double.NaN : c.fact(shareFact, Double.NaN), speedup);
   }
 
   @Override

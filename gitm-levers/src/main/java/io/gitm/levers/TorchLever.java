@@ -265,22 +265,14 @@ record TorchLever(Kind kind) implements Restarting {
   @Override
   public OptionalDouble expectedGain(LeverContext c) {
     return switch (kind) {
-      case TF32 -> amdahl(c.fact(LeverContext.FACT_FP32_GEMM_SHARE, Double.NaN), 4);
-      case CHANNELS_LAST -> amdahl(c.fact(LeverContext.FACT_CONV_SHARE, Double.NaN), 1.25);
-      case CUDNN_BENCHMARK -> amdahl(c.fact(LeverContext.FACT_CONV_SHARE, Double.NaN), 1.1);
-      case LOADER_WORKERS -> amdahl(c.fact(LeverContext.FACT_TORCH_DATA_WAIT_SHARE, Double.NaN),
+      case TF32 -> Checks.amdahl(c.fact(LeverContext.FACT_FP32_GEMM_SHARE, Double.NaN), 4);
+      case CHANNELS_LAST -> Checks.amdahl(c.fact(LeverContext.FACT_CONV_SHARE, Double.NaN), 1.25);
+      case CUDNN_BENCHMARK -> Checks.amdahl(c.fact(LeverContext.FACT_CONV_SHARE, Double.NaN), 1.1);
+      case LOADER_WORKERS -> Checks.amdahl(c.fact(LeverContext.FACT_TORCH_DATA_WAIT_SHARE, Double.NaN),
           Math.max(1, workers(c)));
-      case LOADER_PREFETCH -> amdahl(c.fact(LeverContext.FACT_TORCH_DATA_WAIT_SHARE, Double.NaN), 2);
+      case LOADER_PREFETCH -> Checks.amdahl(c.fact(LeverContext.FACT_TORCH_DATA_WAIT_SHARE, Double.NaN), 2);
       default -> OptionalDouble.empty();
     };
-  }
-
-  private static OptionalDouble amdahl(double share, double speedup) {
-    if (!(share >= 0) || speedup <= 1) {
-      return OptionalDouble.empty();
-    }
-    double rest = 1 - Math.min(1, share) + Math.min(1, share) / speedup;
-    return OptionalDouble.of(Math.max(0.005, 1 / rest - 1));
   }
 
   @Override

@@ -123,11 +123,17 @@ public final class Gate {
     if (!(tolerance >= 0) || Double.isInfinite(tolerance)) {
       throw new IllegalArgumentException("output tolerance must be a finite number >= 0, got " + tolerance);
     }
+    // a job whose own runs disagree cannot show a bit-identical output: it is compared within its tolerance
+    SafetyClass compared = safety != SafetyClass.B && !job.reproducibleOutput() ? SafetyClass.B : safety;
     try (Trial trial = new Trial(job, deadlineNanos, pairs)) {
+      if (compared != safety) {
+        trial.equivalenceNote = "; outputs compared within the tolerance " + tolerance + ", not bit for bit: the"
+            + " job's own output differs from run to run as shipped";
+      }
       try {
         return job.sideBySide(anchor, candidate)
-            ? trial.sideBySide(anchor, candidate, safety, tolerance)
-            : trial.oneAtATime(anchor, candidate, safety, tolerance);
+            ? trial.sideBySide(anchor, candidate, compared, tolerance)
+            : trial.oneAtATime(anchor, candidate, compared, tolerance);
       } catch (Stop stop) {
         return trial.verdict(stop.outcome, stop.arm, stop.getMessage(), Double.NaN);
       } catch (InterruptedException e) {
@@ -139,6 +145,8 @@ public final class Gate {
 
   /** One gate trial in progress: the watchdog, the samples so far, the looks taken, the time spent. */
   private final class Trial implements AutoCloseable {
+    /** How the outputs were compared, when not as the lever's safety class says; empty otherwise. */
+    private String equivalenceNote = "";
     private final Job job;
     private final long deadline;
     private final long start;
@@ -337,7 +345,8 @@ public final class Gate {
       for (int k = 0; k < anchorOutputs.size(); k++) {
         Equivalence e = Equivalence.of(anchorOutputs.get(k), candidateOutputs.get(k), safety, tolerance);
         if (e.outcome() != null) {
-          return verdict(e.outcome(), Arm.CANDIDATE, e.detail() + "; measured " + stats.describe(), e.difference());
+          return verdict(e.outcome(), Arm.CANDIDATE, e.detail() + equivalenceNote + "; measured " + stats.describe(),
+              e.difference());
         }
         worst = Math.max(worst, e.difference());
       }
@@ -351,7 +360,7 @@ public final class Gate {
             + String.format(Locale.ROOT, "%.1f%%", 100 * options.minGain()) + ": ";
         default -> throw new IllegalStateException("not a measured outcome: " + outcome);
       };
-      return verdict(outcome, Arm.NONE, why + stats.describe() + sequential(), worst);
+      return verdict(outcome, Arm.NONE, why + stats.describe() + sequential() + equivalenceNote, worst);
     }
 
     /** What the sequential test did, and what a plan smaller than the full one costs; empty for the fixed design. */

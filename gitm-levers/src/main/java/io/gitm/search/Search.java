@@ -476,7 +476,8 @@ final class Search {
       return null;
     }
     SafetyClass s = Combination.safety(levers);
-    return new Measured(gate.judge(job, arm, candidate, s, allowance.toleranceFor(s), allowance.deadline(), pairs),
+    return new Measured(gate.judge(job, arm, candidate, s, allowance.toleranceFor(compared(s)), allowance.deadline(),
+        pairs),
         candidate, false, null);
   }
 
@@ -644,7 +645,7 @@ final class Search {
   /** Moves the anchor to {@code setup}, which has {@code levers} on top of the anchor, as {@code v} measured. */
   private void adopt(Setup setup, List<Candidate> levers, Verdict v) {
     anchor.move(setup, levers, v.gain());
-    allowance.spend(Combination.safety(levers), v);
+    allowance.spend(compared(Combination.safety(levers)), v);
   }
 
   /**
@@ -692,5 +693,13 @@ final class Search {
 
   private static String percent(double fraction) {
     return String.format(Locale.ROOT, "%.0f%%", 100 * fraction);
+  }
+
+  /**
+   * The class a trial's outputs are compared as: class B (within the tolerance) for every lever of a job whose own
+   * runs disagree ({@link Job#reproducibleOutput()}), whose output no lever can keep bit-identical.
+   */
+  private SafetyClass compared(SafetyClass s) {
+    return s != SafetyClass.B && !job.reproducibleOutput() ? SafetyClass.B : s;
   }
 }

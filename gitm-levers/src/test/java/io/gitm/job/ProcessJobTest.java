@@ -70,6 +70,27 @@ class ProcessJobTest {
   }
 
   @Test
+  void aJobWhoseShippedRunsWriteDifferentOutputsIsNotReproducible() throws Exception {
+    Path same = script("same.sh", "echo 1,2 > out.csv; echo 'it/s: 10'");
+    Path random = script("random.sh", "echo $RANDOM$RANDOM,2 > out.csv; echo 'it/s: 10'");
+    for (Path s : List.of(same, random)) {
+      try (ProcessJob j = new ProcessJob(spec(s, rate(), List.of(OutputFile.parse("out.csv")), Map.of()),
+          dir.resolve("run-" + s.getFileName()), Ticker.system(), LIVENESS)) {
+        assertThat(j.execute(Setup.shipped(), Map.of(), "t").ok()).isTrue();
+        assertThat(j.reproducibleOutput()).isTrue();
+        j.execute(Setup.shipped().withEnvironment("X", "1"), Map.of(), "t");
+        assertThat(j.reproducibleOutput()).as("a lever's run is not the shipped setup's").isTrue();
+        assertThat(j.execute(Setup.shipped(), Map.of(), "t").ok()).isTrue();
+        assertThat(j.reproducibleOutput()).as(s.getFileName().toString()).isEqualTo(s == same);
+      }
+      try (ProcessJob again = new ProcessJob(spec(s, rate(), List.of(OutputFile.parse("out.csv")), Map.of()),
+          dir.resolve("run-" + s.getFileName()), Ticker.system(), LIVENESS)) {
+        assertThat(again.reproducibleOutput()).as("read back from the run folder's log").isEqualTo(s == same);
+      }
+    }
+  }
+
+  @Test
   void eachRunIsAFreshProcessThatGetsOnlyTheGivenEnvironmentAndTheSetupsVariables() throws Exception {
     Path s = script("env.sh", "echo \"pid $$\"; env | sort; echo 'it/s: 10'");
     try (ProcessJob j = job(spec(s, rate(), List.of(), Map.of("KEEP_ME", "1")), Duration.ofSeconds(20))) {

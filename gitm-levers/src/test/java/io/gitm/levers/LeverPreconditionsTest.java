@@ -30,7 +30,8 @@ class LeverPreconditionsTest {
 
   /**
    * Contexts where levers apply: hft-lob from several anchors, a process job, class C allowed with causes, a job
-   * whose kernels use shared memory, one that honours warm-up.
+   * whose kernels use shared memory, one that honours warm-up, PyTorch jobs as the hook describes them (a default
+   * DataLoader; one with workers that compiles).
    */
   static List<LeverContext> contexts() {
     List<LeverContext> out = new ArrayList<>();
@@ -46,6 +47,14 @@ class LeverPreconditionsTest {
     out.add(new LeverContext(Contexts.HFT, Contexts.SIM_H200, List.of(Contexts.suspect(Cause.POWER_THROTTLING),
         Contexts.suspect(Cause.CLOCK_DROP)), Map.of(), true, Setup.shipped()));
     out.add(new LeverContext(new GemmWorkload().spec(), Contexts.SIM_H200, List.of(), Map.of(), false, null));
+    Map<String, Double> torch = new java.util.HashMap<>(Map.of(LeverContext.FACT_HOST_CPUS, 16.0,
+        LeverContext.FACT_TORCH_STEPS, 50.0, LeverContext.FACT_TORCH_CUDA, 1.0, LeverContext.FACT_TORCH_MAP_LOADERS,
+        1.0, LeverContext.FACT_TORCH_LOADER_WORKERS, 0.0, LeverContext.FACT_TORCH_CONV_MODULES, 20.0));
+    torch.put(LeverContext.FACT_TORCH_THREADS, 64.0);
+    out.add(new LeverContext(null, Contexts.REAL_H200, List.of(), torch, false, Setup.shipped()));
+    torch.put(LeverContext.FACT_TORCH_LOADER_WORKERS, 4.0);
+    torch.put(LeverContext.FACT_TORCH_COMPILE, 1.0);
+    out.add(new LeverContext(null, Contexts.REAL_H200, List.of(), torch, false, Setup.shipped()));
     return out;
   }
 

@@ -74,6 +74,19 @@ class AgentTest {
   }
 
   @Test
+  void aJobWhoseOwnOutputIsNotReproducibleKeepsAClassALeverWithinItsToleranceOnly() {
+    SyntheticJob job = new SyntheticJob(2).effect("near", 1.2).shifts("near", 1e-4).effect("far", 1.3)
+        .shifts("far", 1e-1).unreproducible();
+    Result r = optimize(job, List.of(replay(SyntheticLever.a("far"), 1.3), replay(SyntheticLever.a("near"), 1.2)),
+        OPTIONS.withOutputTolerance(1e-3));
+
+    assertThat(r.keptLevers()).containsExactly("near");
+    assertThat(trialsOf(r, "far")).first().extracting(t -> t.verdict().outcome()).isEqualTo(Outcome.OUTPUT_CHANGED);
+    assertThat(trialsOf(r, "near")).first().extracting(t -> t.verdict().detail()).asString()
+        .contains("not bit for bit");
+  }
+
+  @Test
   void aLeverThatHelpsOnlyInCombinationIsFound() {
     // x and y do nothing alone and 15% together; z does nothing. Pass bar: found in at least 45 of 50 seeds.
     int found = 0;

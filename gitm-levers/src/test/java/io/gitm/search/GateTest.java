@@ -120,6 +120,18 @@ class GateTest {
   }
 
   @Test
+  void aJobWhoseOwnRunsDisagreeHasClassALeversComparedWithinItsTolerance() {
+    SyntheticJob job = new SyntheticJob(9).effect("x", 1.1).shifts("x", 1e-4).unreproducible();
+    Verdict v = judge(job, SyntheticLever.a("x"), 1e-3);
+    assertThat(v.outcome()).isEqualTo(Outcome.KEPT);
+    assertThat(v.detail()).contains("not bit for bit: the job's own output differs from run to run");
+    SyntheticJob far = new SyntheticJob(9).effect("x", 1.1).shifts("x", 1e-2).unreproducible();
+    Verdict w = judge(far, SyntheticLever.a("x"), 1e-3);
+    assertThat(w.outcome()).isEqualTo(Outcome.OUTPUT_CHANGED);
+    assertThat(w.detail()).contains("beyond the tolerance").contains("not bit for bit");
+  }
+
+  @Test
   void nanInTheCandidatesOutputIsNanOutputEvenUnderClassB() {
     SyntheticJob job = new SyntheticJob(10).effect("x", 1.1).nan("x");
     assertThat(judge(job, SyntheticLever.b("x"), 0.5).outcome()).isEqualTo(Outcome.NAN_OUTPUT);

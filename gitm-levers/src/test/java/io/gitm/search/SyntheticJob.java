@@ -57,6 +57,8 @@ final class SyntheticJob implements Job {
   private final AtomicInteger hangingNow = new AtomicInteger();
   private final Map<Set<String>, Integer> opens = new ConcurrentHashMap<>();
 
+  private boolean unreproducible;
+
   SyntheticJob(long seed) {
     this.seed = seed;
   }
@@ -104,6 +106,17 @@ final class SyntheticJob implements Job {
   SyntheticJob shifts(String id, double relative) {
     shifts.put(id, relative);
     return this;
+  }
+
+  /** The job's output differs from run to run as shipped (as a GPU training with atomics does). */
+  SyntheticJob unreproducible() {
+    unreproducible = true;
+    return this;
+  }
+
+  @Override
+  public boolean reproducibleOutput() {
+    return !unreproducible;
   }
 
   SyntheticJob nan(String id) {
