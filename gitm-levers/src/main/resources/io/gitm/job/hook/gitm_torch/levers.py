@@ -9,8 +9,8 @@ oversubscribe the CPUs it may use. ``channels-last``: modules.py. ``dl-*``: load
 """
 from . import loader, metric, modules, safety, state
 
-KNOWN = ("tf32", "cudnn-benchmark", "threads", "channels-last", "dl-workers",
-         "dl-pin-memory") + loader.WORKER_LEVERS[1:]
+KNOWN = ("tf32", "cudnn-benchmark", "threads", "channels-last", "dl-workers", "dl-pin-memory",
+         "dl-persistent-workers", "dl-prefetch-factor")
 HOLD_STEPS = 3
 
 #: the job's own choice of each flag, read before the lever set it and whenever the job changed it since

@@ -13,7 +13,6 @@ from . import metric, safety, state
 
 loaders = []  # the facts of each DataLoader made, in order (at most MAX_LOADERS)
 MAX_LOADERS = 16
-WORKER_LEVERS = ("dl-workers", "dl-persistent-workers", "dl-prefetch-factor")
 
 
 def install(torch):
