@@ -81,6 +81,11 @@ record EnvironmentLever(LeverSpec spec, String variable, String value, String sh
   }
 
   @Override
+  public Set<String> numerics() {
+    return changesKernels() ? Set.of(TF32_MATH) : Set.of();
+  }
+
+  @Override
   public Setup apply(Setup s, LeverContext c) {
     return s.withEnvironment(variable, value);
   }

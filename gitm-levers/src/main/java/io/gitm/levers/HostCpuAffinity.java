@@ -41,6 +41,10 @@ record HostCpuAffinity(Scope scope) implements Lever {
         return Applicability.no("the job runs " + (int) procs + " busy processes: pinning them all to one CPU would"
             + " serialize them");
       }
+      Applicability torch = torchThreads(c);
+      if (torch != null) {
+        return torch;
+      }
     }
     if (scope == Scope.MANAGED && !CpuAffinity.supported()) {
       return Applicability.no("pinning threads is unsupported here: " + CpuAffinity.unsupportedReason());
@@ -55,6 +59,23 @@ record HostCpuAffinity(Scope scope) implements Lever {
     }
     return Applicability.yes(c.setup().cpus().isEmpty() ? "the job's threads may run on any CPU"
         : "the job is pinned to CPUs " + c.setup().cpus());
+  }
+
+  /**
+   * Why a PyTorch job is not pinned, or null: torch's intra-op thread pool of several threads, or DataLoader worker
+   * processes (the job's or asked of the hook), which inherit the affinity, would all share the one CPU.
+   */
+  private static Applicability torchThreads(LeverContext c) {
+    double threads = c.fact(LeverContext.FACT_TORCH_THREADS, Double.NaN);
+    if (threads > 1) {
+      return Applicability.no("torch runs " + (int) threads + " intra-op threads in the job: pinning them to one CPU"
+          + " would serialize them");
+    }
+    if (c.fact(LeverContext.FACT_TORCH_LOADER_WORKERS, 0) > 0
+        || TorchLever.asked(c.setup()).contains(TorchLever.Kind.LOADER_WORKERS.hookName)) {
+      return Applicability.no("the job's DataLoader workers would inherit the one CPU and load on it one at a time");
+    }
+    return null;
   }
 
   /** The CPU to pin to, or -1 when the facts do not say. */

@@ -79,6 +79,19 @@ public interface Lever {
     return false;
   }
 
+  /** The change to arithmetic of FP32 matrix products and convolutions computed in TF32 on tensor cores. */
+  String TF32_MATH = "tf32-math";
+
+  /**
+   * The changes to the job's arithmetic this lever makes that other levers make by another route (e.g.
+   * {@link #TF32_MATH}, reached through PyTorch's flags in the process, PyTorch's environment variable or cuBLAS's):
+   * a trial whose output changed or held NaN under one of them rules the others out for the rest of the search, their
+   * outputs being the same. Empty for a lever no other lever duplicates.
+   */
+  default Set<String> numerics() {
+    return Set.of();
+  }
+
   /** Extra wall-clock cost of one trial with this lever, beyond running the job (e.g. reopening the device). */
   default double trialCostSeconds() {
     return 0;

@@ -292,6 +292,12 @@ record TorchLever(Kind kind) implements Restarting {
         100 * g.getAsDouble()));
   }
 
+  /** TF32 is the arithmetic the environment's TF32 levers also give. */
+  @Override
+  public Set<String> numerics() {
+    return kind == Kind.TF32 ? Set.of(TF32_MATH) : Set.of();
+  }
+
   /** TF32 and channels-last change which kernels run (tensor-core GEMMs, NHWC convolutions). */
   @Override
   public boolean changesKernels() {

@@ -38,7 +38,9 @@ import java.util.OptionalDouble;
  * could not be set up rules out, for the rest of the search, every setup that holds all of that trial's levers; and
  * each of its levers is never tried again unless the trial held several and that lever had run alone before without
  * failing (a lever that never ran alone cannot be cleared of the failure; one that did is still tried in other
- * combinations). It stops at the deadline: a trial whose gate's full plan would end past it is planned for fewer
+ * combinations); a lever whose output changed or held NaN alone rules out, untried, the levers that make the same change
+ * to arithmetic by another route ({@link io.gitm.levers.Lever#numerics}: TF32 set in the process or through an
+ * environment variable). It stops at the deadline: a trial whose gate's full plan would end past it is planned for fewer
  * pairs, down to the gate's floor, and says so in its verdict; one whose smallest plan would end past it is not
  * started (the trials' time goes by the slowest block so far, before any by the expected trial time). It also stops
  * when the target is reached and nothing promising is left, or when nothing is left to

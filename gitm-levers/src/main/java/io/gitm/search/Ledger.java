@@ -20,7 +20,9 @@ import java.util.function.Predicate;
  *
  * <p>A failure of a trial's candidate (crash, hang, OOM, device error, NaN, changed output, refused setup) bans each
  * of its levers unless the trial held several and that one had run alone before without failing: a lever that never
- * ran alone cannot be cleared of the failure; one that did is still tried in other combinations.
+ * ran alone cannot be cleared of the failure; one that did is still tried in other combinations. A lever whose output
+ * changed or held NaN alone also rules out the levers that make the same change to arithmetic by another route
+ * ({@link io.gitm.levers.Lever#numerics}).
  */
 final class Ledger {
   private final Set<Set<String>> failedCombinations = new HashSet<>();
@@ -30,6 +32,8 @@ final class Ledger {
   private final Map<Candidate, Belief> inconclusive = new LinkedHashMap<>();
   /** Pairs and bundles tried, as their levers joined and the anchor's: not repeated on the same anchor. */
   private final Set<List<String>> combinationsTried = new HashSet<>();
+  /** Changes to arithmetic ({@link io.gitm.levers.Lever#numerics}) ruled out, with the trial's lever and outcome. */
+  private final Map<String, String> failedNumerics = new LinkedHashMap<>();
   private int pairsLeftAtCap;
   private int anchorFailures;
 
@@ -39,7 +43,24 @@ final class Ledger {
   }
 
   boolean banned(Candidate c) {
-    return banned.contains(c.id());
+    return banned.contains(c.id()) || sameNumericsFailed(c) != null;
+  }
+
+  /**
+   * Why {@code c} is ruled out by another lever's failed trial of the same arithmetic, or null: a lever that makes a
+   * change another made ({@link io.gitm.levers.Lever#numerics}) when that one's output changed or held NaN alone.
+   */
+  String sameNumericsFailed(Candidate c) {
+    if (banned.contains(c.id())) {
+      return null;
+    }
+    for (String n : c.lever().numerics()) {
+      String why = failedNumerics.get(n);
+      if (why != null) {
+        return why;
+      }
+    }
+    return null;
   }
 
   /** The banned levers' ids, sorted. */
@@ -77,6 +98,13 @@ final class Ledger {
       for (Candidate c : levers) {
         if (levers.size() == 1 || !ranAlone.contains(c.id())) {
           banned.add(c.id());
+        }
+      }
+      if (levers.size() == 1 && (v.outcome() == Verdict.Outcome.OUTPUT_CHANGED
+          || v.outcome() == Verdict.Outcome.NAN_OUTPUT)) {
+        for (String n : levers.getFirst().lever().numerics()) {
+          failedNumerics.putIfAbsent(n, "its arithmetic (" + n + ") is " + levers.getFirst().id() + "'s, whose output "
+              + (v.outcome() == Verdict.Outcome.NAN_OUTPUT ? "held NaN" : "changed beyond the tolerance"));
         }
       }
     } else if (levers.size() == 1 && t.kind() != Kind.MEMBER && v.complete()) {

@@ -136,6 +136,11 @@ final class Search {
         bundle(d);
       } else {
         ranked.removeFirst();
+        String sameNumerics = ledger.sameNumericsFailed(c);
+        if (sameNumerics != null) {
+          roster.notTried(c.id(), sameNumerics);
+          continue;
+        }
         if (ledger.banned(c) || anchor.holds(c)) {
           // a lever kept through a bundle or pair of an earlier step is on the anchor already
           continue;

@@ -36,6 +36,32 @@ class ProcessLeverFactsTest {
   }
 
   @Test
+  void pinningAPyTorchJobWithSeveralIntraOpThreadsOrDataLoaderWorkersToOneCpuIsRefused() {
+    Lever pin = Levers.byId("process-cpu-affinity");
+    assertThat(pin.check(withFacts(Map.of(LeverContext.FACT_HOST_CPUS, 16.0, LeverContext.FACT_TORCH_THREADS, 8.0)))
+        .reason()).contains("8 intra-op threads");
+    assertThat(pin.check(withFacts(Map.of(LeverContext.FACT_HOST_CPUS, 16.0, LeverContext.FACT_TORCH_THREADS, 1.0,
+        LeverContext.FACT_TORCH_LOADER_WORKERS, 4.0))).reason()).contains("DataLoader workers");
+    LeverContext askedWorkers = new LeverContext(null, Contexts.REAL_H200, List.of(), Map.of(
+        LeverContext.FACT_HOST_CPUS, 16.0, LeverContext.FACT_TORCH_THREADS, 1.0), false,
+        Setup.shipped().withEnvironment(LeverContext.TORCH_LEVERS_VARIABLE, "dl-workers=8"));
+    assertThat(pin.check(askedWorkers).reason()).contains("DataLoader workers");
+    assertThat(pin.check(withFacts(Map.of(LeverContext.FACT_HOST_CPUS, 16.0, LeverContext.FACT_TORCH_THREADS, 1.0)))
+        .applies()).as("one intra-op thread and no workers").isTrue();
+  }
+
+  @Test
+  void theTf32LeversShareOneArithmeticAndOtherLeversDeclareNone() {
+    for (String id : List.of("env-torch-tf32", "env-tf32-override", "torch-tf32")) {
+      assertThat(Levers.byId(id).numerics()).as(id).containsExactly(Lever.TF32_MATH);
+    }
+    for (String id : List.of("env-cuda-malloc-async", "torch-cudnn-benchmark", "torch-channels-last",
+        "process-cpu-affinity")) {
+      assertThat(Levers.byId(id).numerics()).as(id).isEmpty();
+    }
+  }
+
+  @Test
   void tf32LeversExpectAmdahlsGainFromTheShareOfTimeInFp32Gemms() {
     LeverContext gemmBound = withFacts(Map.of(LeverContext.FACT_FP32_GEMM_SHARE, 0.9));
     for (String id : List.of("env-torch-tf32", "env-tf32-override")) {

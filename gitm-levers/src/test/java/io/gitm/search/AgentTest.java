@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gitm.levers.Lever;
 import io.gitm.levers.LeverContext;
 import io.gitm.levers.LeverSpec;
 import io.gitm.levers.SafetyClass;
@@ -71,6 +72,61 @@ class AgentTest {
     assertThat(trialsOf(r, "corrupt")).singleElement().extracting(t -> t.verdict().outcome())
         .isEqualTo(Outcome.OUTPUT_CHANGED);
     assertThat(SyntheticJob.levers(r.anchor())).doesNotContain("corrupt");
+  }
+
+  /** {@code lever} declaring that it makes the change to arithmetic {@code numerics}, as the TF32 levers do. */
+  private static Lever withNumerics(SyntheticLever lever, String numerics) {
+    return new Lever() {
+      @Override
+      public LeverSpec spec() {
+        return lever.spec();
+      }
+
+      @Override
+      public Applicability check(LeverContext c) {
+        return lever.check(c);
+      }
+
+      @Override
+      public Setup apply(Setup s, LeverContext c) {
+        return lever.apply(s, c);
+      }
+
+      @Override
+      public Set<String> numerics() {
+        return Set.of(numerics);
+      }
+    };
+  }
+
+  @Test
+  void aLeverOfTheArithmeticOfOneWhoseOutputChangedIsNotTried() {
+    SyntheticJob job = new SyntheticJob(3).effect("tf32-env", 2.8).shifts("tf32-env", 0.03).effect("tf32-torch", 2.9)
+        .shifts("tf32-torch", 0.03).effect("other", 1.2).shifts("other", 0.03).effect("good", 1.1);
+    Result r = optimize(job, List.of(
+        Candidate.replay(withNumerics(SyntheticLever.b("tf32-env"), Lever.TF32_MATH), 2.8, 0.04),
+        Candidate.replay(withNumerics(SyntheticLever.b("tf32-torch"), Lever.TF32_MATH), 2.7, 0.04),
+        replay(SyntheticLever.b("other"), 1.2), replay(SyntheticLever.a("good"), 1.1)));
+
+    assertThat(trialsOf(r, "tf32-env")).singleElement().extracting(t -> t.verdict().outcome())
+        .isEqualTo(Outcome.OUTPUT_CHANGED);
+    assertThat(trialsOf(r, "tf32-torch")).as("the same arithmetic by another route").isEmpty();
+    assertThat(r.notTried()).containsKey("tf32-torch");
+    assertThat(r.notTried().get("tf32-torch")).contains("tf32-env").contains(Lever.TF32_MATH);
+    assertThat(trialsOf(r, "other")).as("a lever of other arithmetic is still tried").singleElement()
+        .extracting(t -> t.verdict().outcome()).isEqualTo(Outcome.OUTPUT_CHANGED);
+    assertThat(r.keptLevers()).containsExactly("good");
+  }
+
+  @Test
+  void aLeverOfTheArithmeticOfOneThatWasOnlySlowerIsStillTried() {
+    SyntheticJob job = new SyntheticJob(4).effect("tf32-env", 0.8).effect("tf32-torch", 1.3);
+    Result r = optimize(job, List.of(
+        Candidate.replay(withNumerics(SyntheticLever.b("tf32-env"), Lever.TF32_MATH), 1.4, 0.04),
+        Candidate.replay(withNumerics(SyntheticLever.b("tf32-torch"), Lever.TF32_MATH), 1.3, 0.04)));
+
+    assertThat(trialsOf(r, "tf32-env")).first().extracting(t -> t.verdict().outcome()).isEqualTo(Outcome.SLOWER);
+    assertThat(r.keptLevers()).containsExactly("tf32-torch");
   }
 
   @Test

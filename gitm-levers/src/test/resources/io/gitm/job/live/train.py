@@ -1,8 +1,10 @@
 """A small training loop for the live-mode tests: each step is a forward, a backward, WORK element-wise CPU
 operations on a 64x4096 tensor (which an intra-op thread pool larger than the CPUs slows down on an idle machine),
-a sleep of --sleep-per-thread milliseconds per intra-op thread (a step time the tests control through the threads
-setting, which holds on a loaded machine, where CPU work does not: there a larger pool wins a larger share of the
-CPUs), and an optimizer step. It stops after --steps steps (0: no limit), when the --stop file exists, at SIGTERM, or after --max-seconds,
+a pause that paces the steps at --period-per-thread milliseconds per intra-op thread (a step rate the tests
+control through the threads setting, which holds on a loaded machine, where CPU work does not: there a larger pool
+wins a larger share of the CPUs), and an optimizer step. The pace is kept against deadlines, not by sleeping a fixed
+time after the work, so a step delayed by the scheduler is made up by a shorter pause after it (at most one period
+is made up): a window's rate stays the period's while the work fits in it. It stops after --steps steps (0: no limit), when the --stop file exists, at SIGTERM, or after --max-seconds,
 and then writes --out: the settings it ran with at the end, the steps it made and the seconds they took."""
 import argparse
 import json
@@ -19,7 +21,7 @@ p.add_argument("--out", required=True)
 p.add_argument("--stop", required=True)
 p.add_argument("--max-seconds", type=float, default=300)
 p.add_argument("--steps", type=int, default=0)
-p.add_argument("--sleep-per-thread", type=float, default=0)
+p.add_argument("--period-per-thread", type=float, default=0)
 args = p.parse_args()
 
 if args.threads:
@@ -36,6 +38,8 @@ signal.signal(signal.SIGTERM, lambda *a: stopped.append("SIGTERM"))
 start = time.monotonic()
 steps = 0
 loss = None
+due = None  # when the paced step may end
+last_period = None
 while (not stopped and not os.path.exists(args.stop) and time.monotonic() - start < args.max_seconds
        and (not args.steps or steps < args.steps)):
     opt.zero_grad()
@@ -43,8 +47,13 @@ while (not stopped and not os.path.exists(args.stop) and time.monotonic() - star
     loss.backward()
     for _ in range(args.work):
         (torch.tanh(extra) * 2).sum(1)
-    if args.sleep_per_thread:
-        time.sleep(args.sleep_per_thread * torch.get_num_threads() / 1000)
+    if args.period_per_thread:
+        period = args.period_per_thread * torch.get_num_threads() / 1000
+        now = time.monotonic()
+        due = max(due + period, now - period) if due is not None and period == last_period else now + period
+        last_period = period
+        if due > now:
+            time.sleep(due - now)
     opt.step()
     steps += 1
 b = torch.backends
