@@ -8,7 +8,7 @@
 #   b. gitm (GITM_PT_GITM=1): gitm run --metric steps (restart mode) with budget GITM_PT_BUDGET_<job>, else
 #      GITM_PT_BUDGET (3m; whole minutes), target
 #      GITM_PT_TARGET (300%: past what any lever gives, so the whole budget is used), the job's outputs compared
-#      within --rtol/--atol 1e-2; the run folder's reports, journal and trials/ copied to $out/<job>/;
+#      within --rtol/--atol GITM_PT_TOL_<job>, else GITM_PT_TOL (1e-2); the run folder's reports, journal and trials/ copied to $out/<job>/;
 #   c. after (GITM_PT_AFTER=1): GITM_PT_RUNS alternating runs of "expert" and "gitm" (the job as written, under the
 #      environment and CPUs gitm kept, read from the journal) -> after.txt, with the ratio gitm/expert.
 # GITM_PT_JOBS picks jobs (default all three); GITM_PT_ARGS_<job> adds job arguments (e.g. "--device cpu --steps 8"
@@ -86,8 +86,10 @@ for job in $jobs; do
     bv="GITM_PT_BUDGET_$job"
     budget=${!bv:-${GITM_PT_BUDGET:-3m}}
     # shellcheck disable=SC2207
-    cmd=(run --budget "$budget" --target "${GITM_PT_TARGET:-300%}" --metric steps --output out.npy --rtol 1e-2
-      --atol 1e-2 --timeout 120s --workdir "$work" --json --cmd "$py" "$bench/$job.py" --out out.npy
+    tv="GITM_PT_TOL_$job"
+    tol=${!tv:-${GITM_PT_TOL:-1e-2}}
+    cmd=(run --budget "$budget" --target "${GITM_PT_TARGET:-300%}" --metric steps --output out.npy --rtol "$tol"
+      --atol "$tol" --timeout 120s --workdir "$work" --json --cmd "$py" "$bench/$job.py" --out out.npy
       $(args_of "$job"))
     echo "== gitm ${cmd[*]}" | tee "$jout/gitm.log"
     t0=$(date +%s)
