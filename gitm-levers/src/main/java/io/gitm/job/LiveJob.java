@@ -505,7 +505,7 @@ public final class LiveJob implements Job.Closeable {
             options.stepTimeout().plus(REPLY));
         Map<Map<String, Object>, OutputDigest> m = new LinkedHashMap<>();
         for (int i = 0; i < each.size(); i++) {
-          m.put(each.get(i), digest(r.path("outputs").get(i)));
+          m.put(each.get(i), digest(r.path("outputs").get(i), spec.floor()));
         }
         checked = m;
         Map<String, Object> n = new LinkedHashMap<>();
@@ -522,14 +522,17 @@ public final class LiveJob implements Job.Closeable {
     return checked.get(run.settings);
   }
 
-  private static OutputDigest digest(JsonNode o) {
+  /**
+   * The digest of one setting's output of the check, with the spec's floor ({@code atol / rtol}), so that values
+   * near zero are compared within {@code --atol} as restart mode compares output files.
+   */
+  static OutputDigest digest(JsonNode o, double floor) {
     JsonNode v = o.path("values");
     double[] values = new double[v.size()];
     for (int i = 0; i < values.length; i++) {
       values[i] = v.get(i).isNumber() ? v.get(i).asDouble() : Double.NaN;
     }
-    return new OutputDigest(o.path("sha256").asString(), values, o.path("fixedSha256").asString(),
-        OutputDigest.DEFAULT_FLOOR);
+    return new OutputDigest(o.path("sha256").asString(), values, o.path("fixedSha256").asString(), floor);
   }
 
   private JsonNode call(Map<String, Object> m) throws LiveChannel.Failure {
