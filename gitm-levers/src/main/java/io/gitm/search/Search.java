@@ -137,6 +137,9 @@ final class Search {
       } else {
         ranked.removeFirst();
         String sameNumerics = ledger.sameNumericsFailed(c);
+        if (sameNumerics == null) {
+          sameNumerics = sameNumericsKept(c);
+        }
         if (sameNumerics != null) {
           roster.notTried(c.id(), sameNumerics);
           continue;
@@ -690,6 +693,18 @@ final class Search {
 
   private String whyNot(Lever lever) {
     return setups.whyNot(lever, anchor.setup());
+  }
+
+  /** Why {@code c} has nothing to add to the anchor, or null: a kept lever already makes its change to arithmetic. */
+  private String sameNumericsKept(Candidate c) {
+    for (Candidate k : anchor.kept()) {
+      for (String n : c.lever().numerics()) {
+        if (k.lever().numerics().contains(n)) {
+          return "its arithmetic (" + n + ") is already " + k.id() + "'s, kept";
+        }
+      }
+    }
+    return null;
   }
 
   private boolean targetReached() {

@@ -119,6 +119,19 @@ class AgentTest {
   }
 
   @Test
+  void aLeverOfTheArithmeticOfOneKeptIsNotTriedOnTopOfIt() {
+    SyntheticJob job = new SyntheticJob(5).effect("tf32-env", 2.7).effect("tf32-torch", 1.0).effect("good", 1.1);
+    Result r = optimize(job, List.of(
+        Candidate.replay(withNumerics(SyntheticLever.b("tf32-env"), Lever.TF32_MATH), 2.8, 0.04),
+        Candidate.replay(withNumerics(SyntheticLever.b("tf32-torch"), Lever.TF32_MATH), 2.7, 0.04),
+        replay(SyntheticLever.a("good"), 1.1)));
+
+    assertThat(r.keptLevers()).containsExactlyInAnyOrder("tf32-env", "good");
+    assertThat(trialsOf(r, "tf32-torch")).as("TF32 is on already").isEmpty();
+    assertThat(r.notTried().get("tf32-torch")).contains("already tf32-env's, kept");
+  }
+
+  @Test
   void aLeverOfTheArithmeticOfOneThatWasOnlySlowerIsStillTried() {
     SyntheticJob job = new SyntheticJob(4).effect("tf32-env", 0.8).effect("tf32-torch", 1.3);
     Result r = optimize(job, List.of(
