@@ -26,20 +26,8 @@ record HostSide(String window, CriticalPath.Result path, List<Collectives.Collec
    * path over the window's interval, clipped to the trace, and the collectives of {@code selected}, its records.
    */
   static HostSide of(List<TraceRecord> records, Window window, List<TraceRecord> selected) {
-    long first = Long.MAX_VALUE;
-    long last = Long.MIN_VALUE;
-    boolean hostOps = false;
-    for (TraceRecord r : records) {
-      first = Math.min(first, r.startNs());
-      last = Math.max(last, r.endNs());
-      hostOps |= r instanceof HostOpRecord;
-    }
-    if (records.isEmpty()) {
-      first = last = 0;
-    }
-    long from = Math.max(first, window.fromNs());
-    long to = Math.min(last, window.toNs());
-    CriticalPath.Result path = CriticalPath.of(records, from, Math.max(from, to));
+    boolean hostOps = records.stream().anyMatch(r -> r instanceof HostOpRecord);
+    CriticalPath.Result path = CriticalPath.clipped(records, window.fromNs(), window.toNs());
     return new HostSide(window.description(), path, Collectives.of(selected), hostOps);
   }
 

@@ -34,7 +34,7 @@ final class BreakdownPlots {
     h.append(b.kernelTypes().isEmpty() ? "none" : "").append(". Communication overlapped by computation: ")
         .append(b.commCompOverlap() == null ? "no communication kernels" : Fmt.f("%.2f%%", 100 * b.commCompOverlap()))
         .append(".</p>\n");
-    h.append(bars(b)).append(queues(b.queues()));
+    h.append(bars(b)).append(queues(b.queues())).append(path(b.criticalPath()));
     if (!b.ties().isEmpty()) {
       h.append("<ul class=\"ties\">");
       for (String t : b.ties()) {
@@ -43,6 +43,29 @@ final class BreakdownPlots {
       h.append("</ul>\n");
     }
     return h.toString();
+  }
+
+  /** The critical path's length, its shares by edge kind and the items with most time on it. */
+  static String path(BreakdownChart.PathChart p) {
+    if (p == null) {
+      return "";
+    }
+    StringBuilder h = new StringBuilder("<p>Critical path: ").append(Fmt.f("%.3f ms", p.lengthNs() / 1e6))
+        .append(" over a window of ").append(Fmt.f("%.3f ms", p.windowNs() / 1e6))
+        .append(p.hostOperations() ? "" : " (no host operations in the trace: API calls only)").append(".</p>\n")
+        .append("<table><tr><th>edge kind</th><th>ms</th><th>share</th></tr>");
+    long length = Math.max(1, p.lengthNs());
+    for (Part k : p.byKind()) {
+      h.append("<tr><td>").append(Html.escape(k.name())).append("</td><td>").append(Fmt.f("%.3f", k.ns() / 1e6))
+          .append("</td><td>").append(Fmt.f("%.1f%%", 100.0 * k.ns() / length)).append("</td></tr>");
+    }
+    h.append("</table>\n<table><tr><th>on the path</th><th>kind</th><th>times</th><th>ms</th></tr>");
+    for (BreakdownChart.PathItem i : p.top()) {
+      h.append("<tr><td>").append(Html.escape(i.name())).append("</td><td>").append(Html.escape(i.kind()))
+          .append("</td><td>").append(i.count()).append("</td><td>").append(Fmt.f("%.3f", i.ns() / 1e6))
+          .append("</td></tr>");
+    }
+    return h.append("</table>\n").toString();
   }
 
   /** One bar for the temporal breakdown, then one per stream of its idle time, on a common axis in ms. */

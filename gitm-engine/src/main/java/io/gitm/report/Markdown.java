@@ -256,6 +256,29 @@ final class Markdown {
       s.append("- ").append(text(t)).append("\n");
     }
     s.append("\n");
+    path(s, b.criticalPath());
+  }
+
+  /** The critical path of the breakdowns' window: its length by edge kind and the items with most time on it. */
+  private static void path(StringBuilder s, BreakdownChart.PathChart p) {
+    if (p == null) {
+      return;
+    }
+    s.append("Critical path: ").append(Fmt.f("%.3f", p.lengthNs() / 1e6)).append(" ms over the window of ")
+        .append(Fmt.f("%.3f", p.windowNs() / 1e6)).append(" ms").append(p.hostOperations() ? ""
+            : " (no host operations in the trace: API calls only)")
+        .append(".\n\n| edge kind | time (ms) | share of the path |\n|---|---:|---:|\n");
+    long length = Math.max(1, p.lengthNs());
+    for (BreakdownChart.Part k : p.byKind()) {
+      s.append("| ").append(code(k.name())).append(" | ").append(Fmt.f("%.3f", k.ns() / 1e6)).append(" | ")
+          .append(Fmt.f("%.1f%%", 100.0 * k.ns() / length)).append(" |\n");
+    }
+    s.append("\n| on the path | kind | times | time (ms) |\n|---|---|---:|---:|\n");
+    for (BreakdownChart.PathItem i : p.top()) {
+      s.append("| ").append(code(i.name())).append(" | ").append(i.kind()).append(" | ").append(i.count())
+          .append(" | ").append(Fmt.f("%.3f", i.ns() / 1e6)).append(" |\n");
+    }
+    s.append("\n");
   }
 
   private static void row(StringBuilder s, String name, long ns, long span) {

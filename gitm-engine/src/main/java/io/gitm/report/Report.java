@@ -46,7 +46,7 @@ public record Report(int schemaVersion, Run run, List<PhaseUse> phases, Baseline
     List<Claim> claims, Charts charts, List<String> notes) {
 
   /** The version of the report schema this code writes and reads. */
-  public static final int SCHEMA_VERSION = 1;
+  public static final int SCHEMA_VERSION = 2;
 
   /** The confidence level of every interval in a report. */
   public static final double CONFIDENCE = 0.95;

@@ -65,9 +65,9 @@ class JsonReportTest {
   @Test
   void anotherSchemaVersionIsRefusedByName() {
     ObjectNode j = (ObjectNode) MAPPER.readTree(Reports.json(SampleReports.sample()));
-    j.put("schemaVersion", 2);
+    j.put("schemaVersion", 1);
     assertThatThrownBy(() -> Reports.fromJson(j.toString())).isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("not a valid gitm report: report schema version 2 is not the one this gitm reads (1)");
+        .hasMessage("not a valid gitm report: report schema version 1 is not the one this gitm reads (2)");
   }
 
   @Test

@@ -227,7 +227,13 @@ final class SampleReports {
             + " span), then allocator stall (#2), then launch-bound host (#3), then false serialization (#4); lever"
             + " pinned-host-memory addresses it",
             n.apply("compute is 70.4% of the window's device span (6.930 ms): no ranked cause explains it (it could"
-            + " be memory-bound below roofline, excess memory traffic, contention)")));
+            + " be memory-bound below roofline, excess memory traffic, contention)")),
+        new BreakdownChart.PathChart(9_840_000, 9_610_000, false, List.of(
+            new BreakdownChart.Part("HOST_OP", 2_150_000), new BreakdownChart.Part("LAUNCH", 530_000),
+            new BreakdownChart.Part("KERNEL", 6_930_000), new BreakdownChart.Part("SYNC", 0),
+            new BreakdownChart.Part("IDLE", 0), new BreakdownChart.Part("DEPENDENCY", 0)), List.of(
+            new BreakdownChart.PathItem(n.apply("lob_route_scan"), "KERNEL", 2, 2_810_000),
+            new BreakdownChart.PathItem(n.apply("cudaMemcpyAsync"), "HOST_OP", 4, 1_320_000))));
   }
 
   /** Two iterations of hft-lob on its streams: copies, the eight kernels, and the host's API calls. */

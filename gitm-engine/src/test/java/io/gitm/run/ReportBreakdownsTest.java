@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gitm.analysis.attribution.Cause;
 import io.gitm.analysis.attribution.Hypothesis;
+import io.gitm.analysis.critical.CriticalPath;
+import io.gitm.analysis.critical.Edge;
 import io.gitm.report.BreakdownChart;
 import io.gitm.trace.ApiCallRecord;
 import io.gitm.trace.ApiKind;
@@ -32,6 +34,21 @@ class ReportBreakdownsTest {
     assertThat(c.streams()).containsExactly(new BreakdownChart.StreamIdle("device 0 stream 7", 20_000, 0, 0));
     assertThat(c.ties().getFirst()).startsWith("idle is 50.0% of the window's device span (0.020 ms): launch-bound"
         + " host (cause #1, 50.0% of the span); levers graph-capture");
+  }
+
+  @Test
+  void theChartCarriesTheCriticalPathOfTheSameWindowAsAnalyzeComputesIt() {
+    BreakdownChart.PathChart p = ReportBreakdowns.of(trace(), List.of()).criticalPath();
+    CriticalPath.Result analyzed = CriticalPath.clipped(trace(), Long.MIN_VALUE, Long.MAX_VALUE);
+    assertThat(p.windowNs()).as("the whole trace, clipped to its extent").isEqualTo(41_000);
+    assertThat(p.lengthNs()).isEqualTo(analyzed.lengthNs()).isPositive().isLessThanOrEqualTo(p.windowNs());
+    assertThat(p.byKind()).extracting(BreakdownChart.Part::name).containsExactly("HOST_OP", "LAUNCH", "KERNEL", "SYNC",
+        "IDLE", "DEPENDENCY");
+    assertThat(p.byKind().stream().mapToLong(BreakdownChart.Part::ns).sum()).isEqualTo(p.lengthNs());
+    assertThat(p.byKind().get(2).ns()).as("kernel time on the path").isEqualTo(analyzed.byKind().get(Edge.KERNEL))
+        .isGreaterThanOrEqualTo(10_000);
+    assertThat(p.top()).first().satisfies(i -> assertThat(i.name()).isEqualTo("sgemm"));
+    assertThat(p.hostOperations()).as("API calls only").isFalse();
   }
 
   @Test

@@ -63,6 +63,26 @@ public final class CriticalPath {
     }
   }
 
+  /**
+   * The critical path of the window {@code [fromNs, toNs]} clipped to the records' own extent (first start to last
+   * end), so that an open-ended window ({@code Long.MIN_VALUE..Long.MAX_VALUE}, the whole trace) has the trace's
+   * bounds; with {@link Options#DEFAULT}.
+   */
+  public static Result clipped(List<TraceRecord> records, long fromNs, long toNs) {
+    long first = Long.MAX_VALUE;
+    long last = Long.MIN_VALUE;
+    for (TraceRecord r : records) {
+      first = Math.min(first, r.startNs());
+      last = Math.max(last, r.endNs());
+    }
+    if (records.isEmpty()) {
+      first = last = 0;
+    }
+    long from = Math.max(first, fromNs);
+    long to = Math.min(last, toNs);
+    return of(records, from, Math.max(from, to));
+  }
+
   /** The critical path of the window {@code [fromNs, toNs]} of {@code records}, with {@link Options#DEFAULT}. */
   public static Result of(List<TraceRecord> records, long fromNs, long toNs) {
     return of(records, fromNs, toNs, Options.DEFAULT);
