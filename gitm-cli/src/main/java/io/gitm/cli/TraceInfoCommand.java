@@ -1,5 +1,6 @@
 package io.gitm.cli;
 
+import io.gitm.analysis.breakdown.Window;
 import io.gitm.trace.ClockDomain;
 import io.gitm.trace.CopyKind;
 import io.gitm.trace.TraceDevice;
@@ -40,8 +41,16 @@ final class TraceInfoCommand implements Callable<Integer> {
       description = "How many kernels to list by total time (default: ${DEFAULT-VALUE}).")
   int top;
 
+  @Option(names = "--window", paramLabel = "steps|all|FROM:TO", description = "Summarize a part of the trace, as"
+      + " gitm analyze takes it: steps (every ProfilerStep but the last, partial one), all, or FROM:TO in step numbers"
+      + " (2:4) or in times from the trace's first record with a unit (0ms:20ms). Default: the whole file.")
+  String window;
+
   @Option(names = "--json", description = "Print the summary as JSON.")
   boolean json;
+
+  /** The window summarized, in words. */
+  private String windowDescription = "the whole file (no --window)";
 
   @Override
   public Integer call() {
@@ -52,9 +61,19 @@ final class TraceInfoCommand implements Callable<Integer> {
     TraceFiles.requireInput(cl, input);
     TraceSummary s;
     try {
-      s = TraceSummary.of(input, top);
+      s = window == null ? TraceSummary.of(input, top) : TraceSummary.of(input, top, records -> {
+        Window w = Window.of(window, records);
+        windowDescription = w.description();
+        return w.select(records);
+      });
     } catch (IOException e) {
       throw TraceFiles.failure(input, null, e);
+    } catch (IllegalArgumentException e) {
+      if (window == null) {
+        throw e;
+      }
+      throw new CommandLine.ParameterException(cl, "--window " + window + ": " + Main.oneLine(e.getMessage()) + " (in "
+          + input + ")");
     }
     PrintWriter out = cl.getOut();
     if (json) {
@@ -78,6 +97,7 @@ final class TraceInfoCommand implements Callable<Integer> {
     mm.put("devices", meta.devices());
     mm.put("attributes", new TreeMap<>(meta.attributes()));
     m.put("meta", mm);
+    m.put("window", windowDescription);
     m.put("notImported", notImported(meta));
     m.put("records", s.records());
     m.put("recordCounts", s.recordCounts());
@@ -130,6 +150,7 @@ final class TraceInfoCommand implements Callable<Integer> {
     if (!notImported.isEmpty()) {
       out.printf("not imported %s%n", Terminal.safe(TraceImportCommand.notImported(notImported)));
     }
+    out.printf("window       %s%n", Terminal.safe(windowDescription));
     out.printf("records      %d: %s%n", s.records(), s.recordCounts().entrySet().stream()
         .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", ")));
     if (s.records() > 0) {

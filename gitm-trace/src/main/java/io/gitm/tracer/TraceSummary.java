@@ -33,6 +33,7 @@ import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.UnaryOperator;
 
 /**
  * What a trace holds, computed in one streaming pass: its meta, record counts by type, time span, the streams of each
@@ -70,14 +71,32 @@ public record TraceSummary(TraceMeta meta, long fileBytes, long blocks, long rec
     return lastNs - firstNs;
   }
 
-  /** Reads the whole trace and summarizes it, keeping the {@code topKernels} kernels with the most total time. */
+  /**
+   * Reads the whole trace and summarizes it, keeping the {@code topKernels} kernels with the most total time; the
+   * records are streamed, never held.
+   */
   public static TraceSummary of(Path file, int topKernels) throws IOException {
+    return of(file, topKernels, null);
+  }
+
+  /**
+   * Summarizes the records {@code select} keeps of the trace's records (all of them read first, then chosen, as a
+   * window of profiler steps needs the whole trace to place itself); every record when {@code select} is null.
+   */
+  public static TraceSummary of(Path file, int topKernels, UnaryOperator<List<TraceRecord>> select)
+      throws IOException {
     if (topKernels < 0) {
       throw new IllegalArgumentException("negative number of top kernels: " + topKernels);
     }
     try (TraceReader reader = TraceReader.open(file)) {
       Collector c = new Collector();
-      reader.read(c);
+      if (select == null) {
+        reader.read(c);
+      } else {
+        List<TraceRecord> all = new ArrayList<>();
+        reader.read(all::add);
+        select.apply(all).forEach(c::accept);
+      }
       return c.summary(reader, topKernels);
     }
   }
