@@ -150,6 +150,12 @@ public record Qualification(Map<String, Double> fingerprint, double floorHeadroo
     double kernelTime = k.kernelTime();
     f.put("kernels", (double) kernels);
     f.put("distinct_kernels", (double) k.fastest().size());
+    if (a.spanNs() <= 0) {
+      // no device work in the trace (none traced, or none done): there is no span to take shares of, and an idle
+      // share of 100% would be a claim about a span nothing was measured in
+      facts(f, a);
+      return f;
+    }
     f.put("launch_rate_per_s", kernels / (span / 1e9));
     f.put("mean_kernel_us", kernels == 0 ? 0 : kernelNs / kernels / 1e3);
     f.put("kernel_time_pct", 100 * kernelNs / span);
@@ -165,6 +171,13 @@ public record Qualification(Map<String, Double> fingerprint, double floorHeadroo
     f.put("unknown_bound_kernel_time_pct", 100 * byBound.getOrDefault(Graph.Bound.UNKNOWN, 0.0) / kernelTime);
     f.put("memory_bound_kernels_pct", kernels == 0 ? 0 : 100.0 * k.memoryBound() / kernels);
     f.put("kernels_vs_roofline_x", k.roofline() > 0 ? k.modelKernelNs() / k.roofline() : Double.NaN);
+    facts(f, a);
+    f.put("concurrent_pairs", (double) a.concurrentPairs());
+    return f;
+  }
+
+  /** The fingerprint's entries from the profile's facts rather than the trace's span: memory use, streams. */
+  private static void facts(Map<String, Double> f, Analysis.Result a) {
     double used = a.facts().getOrDefault("memoryUsedPeakBytes", Double.NaN);
     double total = a.facts().getOrDefault("memoryTotalBytes", Double.NaN);
     if (used >= 0 && total > 0) {
@@ -172,8 +185,6 @@ public record Qualification(Map<String, Double> fingerprint, double floorHeadroo
       f.put("memory_headroom_pct", 100 * Math.max(0, total - used) / total);
     }
     f.put("streams", a.facts().getOrDefault("streams", 0.0));
-    f.put("concurrent_pairs", (double) a.concurrentPairs());
-    return f;
   }
 
   /**

@@ -13,6 +13,8 @@ import io.gitm.device.Stream;
 import io.gitm.levers.Levers;
 import io.gitm.sim.SimDevice;
 import io.gitm.sim.SimSpec;
+import io.gitm.trace.ApiCallRecord;
+import io.gitm.trace.ApiKind;
 import io.gitm.trace.ClockDomain;
 import io.gitm.trace.Dim3;
 import io.gitm.trace.KernelRecord;
@@ -35,6 +37,20 @@ class QualificationTest {
     assertThat(q.predictedHeadroom()).isCloseTo(0.3, within(1e-9));
     assertThat(q.diagnosis()).contains("holds no kernel").contains("the gates decide");
     assertThat(q.summary()).isEqualTo("no kernel traced: no floor; levers estimate 30%: target not ruled out");
+    assertThat(q.fingerprint()).as("no share of a span nothing was traced in").containsKeys("kernels", "streams")
+        .doesNotContainKeys("idle_pct", "kernel_time_pct", "launch_rate_per_s");
+  }
+
+  @Test
+  void aTraceOfHostCallsAloneHasNoDeviceSpanToTakeSharesOf() {
+    TraceMeta meta = new TraceMeta("black-box process", ClockDomain.HOST_MONOTONIC, List.of(), Map.of());
+    List<TraceRecord> trace = List.of(new ApiCallRecord(ApiKind.OTHER, "cudaGetDeviceCount", 1, 0, 1_000, 5_000));
+    Qualification q = Qualification.of(Analysis.analyze(meta, trace, Ceilings.forTrace(meta, null).spec()), List.of(),
+        0.15);
+    assertThat(q.fingerprint()).containsEntry("kernels", 0.0).doesNotContainKeys("idle_pct", "copy_time_pct");
+    assertThat(QualificationTest.gemmBound().spanNs()).isPositive();
+    assertThat(Qualification.of(gemmBound(), List.of(), 0.15).fingerprint()).as("a device span has its shares")
+        .containsKeys("idle_pct", "kernel_time_pct");
   }
 
   /** 100 FP32 GEMMs of 2 ms back to back: the kernels fill the span and each runs at its fastest. */
