@@ -68,20 +68,21 @@ class LiveJobTest {
     }
   }
 
-  private ProcessSpec spec(int threads) throws URISyntaxException {
+  private ProcessSpec spec(int threads, String... more) throws URISyntaxException {
     Path script = Path.of(LiveJobTest.class.getResource("live/train.py").toURI());
     Map<String, String> env = new TreeMap<>(ProcessSpec.environment(System.getenv(), List.of("PATH", "HOME"),
         List.of()));
     ProcessMetric steps = new ProcessMetric(ProcessMetric.Kind.STEPS, null, null, true, null);
-    return new ProcessSpec(List.of(PYTHON.toString(), script.toString(), "--threads", String.valueOf(threads),
-        "--work", "0", "--period-per-thread", PERIOD,
-        "--out", dir.resolve("out.json").toString(), "--stop", dir.resolve("stop").toString()), false, dir, env,
-        steps, List.of(), 1e-3, 0, null);
+    List<String> argv = new java.util.ArrayList<>(List.of(PYTHON.toString(), script.toString(), "--threads",
+        String.valueOf(threads), "--work", "0", "--period-per-thread", PERIOD,
+        "--out", dir.resolve("out.json").toString(), "--stop", dir.resolve("stop").toString()));
+    argv.addAll(List.of(more));
+    return new ProcessSpec(argv, false, dir, env, steps, List.of(), 1e-3, 0, null);
   }
 
-  private LiveJob start(int threads, LiveJob.Options options) throws Exception {
+  private LiveJob start(int threads, LiveJob.Options options, String... more) throws Exception {
     TorchHook hook = TorchHook.install(dir.resolve("hook-python"));
-    job = LiveJob.start(spec(threads), dir.resolve("run"), Ticker.system(), hook, options);
+    job = LiveJob.start(spec(threads, more), dir.resolve("run"), Ticker.system(), hook, options);
     return job;
   }
 
@@ -197,6 +198,17 @@ class LiveJobTest {
     assertThat(job.folder().resolve("hook").resolve("hook-error.txt")).doesNotExist();
     a.close();
     job = null;
+  }
+
+  @Test
+  void threadsTheJobSetsAfterTheChannelOpenedAreTheSettingsInForce() throws Exception {
+    // torch.get_num_threads() is per thread: the channel's thread, which answered the hello before the job set its
+    // threads, would go on reading the count in force then
+    LiveJob j = start(OVERSUBSCRIBED, small(), "--threads-after-hello");
+    assertThat(j.baseline()).containsEntry("threads", OVERSUBSCRIBED);
+    assertThat(j.current()).as("the settings in force, as the state op reports them").isEqualTo(j.baseline());
+    assertThat(j.channel().call(Map.of("op", "state"), Duration.ofSeconds(30)).path("settings").path("threads")
+        .asInt()).isEqualTo(OVERSUBSCRIBED);
   }
 
   @Test

@@ -22,8 +22,15 @@ p.add_argument("--stop", required=True)
 p.add_argument("--max-seconds", type=float, default=300)
 p.add_argument("--steps", type=int, default=0)
 p.add_argument("--period-per-thread", type=float, default=0)
+p.add_argument("--threads-after-hello", action="store_true",
+               help="set --threads only once gitm has said hello (its token file is gone), not at the start")
 args = p.parse_args()
 
+if args.threads_after_hello:
+    token = os.environ.get("GITM_HOOK_TOKEN_FILE", "")
+    until = time.monotonic() + 60
+    while token and os.path.exists(token) and time.monotonic() < until:
+        time.sleep(0.01)
 if args.threads:
     torch.set_num_threads(args.threads)
 torch.manual_seed(0)

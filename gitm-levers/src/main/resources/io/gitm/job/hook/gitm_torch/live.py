@@ -52,6 +52,9 @@ _requests = []  # work for the main thread: dicts with "run" (a function of the 
 _controller = {"conn": None}
 _trial = {"fallback": None}
 _expandable = {"now": None}
+# torch's intra-op thread count as the job's stepping thread sees it: torch.get_num_threads() is per thread (each
+# thread takes the count in force when it first asks, and keeps it), so the channel's own thread cannot read it
+_threads = {"stepping": None}
 baseline = {}
 _held = {"module": None, "args": None, "handle": None}
 _socket = {"sock": None, "path": None}
@@ -334,8 +337,9 @@ def _expandable_from_environment():
 
 def current():
     b = state.torch.backends
+    threads = _threads["stepping"]
     now = {"tf32": bool(b.cuda.matmul.allow_tf32 and b.cudnn.allow_tf32), "cudnn-benchmark": bool(b.cudnn.benchmark),
-           "threads": int(state.torch.get_num_threads())}
+           "threads": int(state.torch.get_num_threads() if threads is None else threads)}
     if _expandable["now"] is not None:
         now["expandable-segments"] = _expandable["now"]
     return now
@@ -353,6 +357,7 @@ def _apply(settings):
         elif k == "threads":
             if torch.get_num_threads() != v:
                 torch.set_num_threads(v)
+            _threads["stepping"] = torch.get_num_threads()
         elif k == "expandable-segments" and _expandable["now"] != v:
             torch.cuda.memory._set_allocator_settings("expandable_segments:%s" % ("True" if v else "False"))
             _expandable["now"] = v
@@ -403,6 +408,7 @@ def _wait(r, msg):
 
 @safety.guarded("the live channel at a step boundary")
 def _boundary(index, now):
+    _threads["stepping"] = state.torch.get_num_threads()
     if not baseline:
         baseline.update(current())
         log("the job's own settings at its first step: %s" % json.dumps(baseline, sort_keys=True))
