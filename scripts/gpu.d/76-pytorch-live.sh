@@ -8,7 +8,7 @@
 # Each phase copies what there is so far to $GITM_PART_OUT: gitm's answer and log, the run folder's reports, the
 # step-rate series (steps.jsonl/.md/.svg), live.json, the hook's live.log, facts and metric, and the job's own output
 # (its throughput lines every GITM_LIVE_LOG_EVERY seconds and its last line: the settings it ended with).
-# GITM_LIVE_ARGS adds job arguments (with GITM_LIVE_ALLOW_CPU=1, e.g. "--device cpu --width 64 --layers 1" for a
+# GITM_LIVE_TOL (1e-2) is the equivalence check's --rtol and --atol; GITM_LIVE_ARGS adds job arguments (with GITM_LIVE_ALLOW_CPU=1, e.g. "--device cpu --width 64 --layers 1" for a
 # smoke test without a GPU); GITM_PT_PYTHON (python3).
 set -uo pipefail
 gitm_root=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
@@ -55,7 +55,8 @@ if [ "$phase" = start ]; then
   fi
   rm -rf "$dir"
   mkdir -p "$dir/work"
-  cmd=(run --live --budget "${GITM_LIVE_BUDGET:-10m}" --target "${GITM_LIVE_TARGET:-1000%}" --rtol 1e-2 --atol 1e-2
+  tol=${GITM_LIVE_TOL:-1e-2}
+  cmd=(run --live --budget "${GITM_LIVE_BUDGET:-10m}" --target "${GITM_LIVE_TARGET:-1000%}" --rtol "$tol" --atol "$tol"
     --scratch "$dir/scratch" --workdir "$dir/work" --json --cmd "$py" "$gitm_root/bench/pytorch/vit_train.py"
     --seconds "${GITM_LIVE_SECONDS:-660}" --log-every "${GITM_LIVE_LOG_EVERY:-30}" --out "$dir/work/out.npy"
     ${GITM_LIVE_ARGS:-})
