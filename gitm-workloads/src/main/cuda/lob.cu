@@ -4,9 +4,10 @@
 //
 // Layouts (little-endian, 4-byte ints, 8-byte long longs):
 //   in:    raw messages | int offsets[m] at offsetsAt | int subStart[k+1] at subAt (input batch starts)
-//   dec:   10 ints per message: inst, type, side (+1 buy, -1 sell), sub, shares, price, ref (i64), ref2 (i64)
+//   dec:   10 ints per message: inst, type, side (+1 buy, -1 sell), sub, shares, price, key (i64), key2 (i64):
+//          an order's key is its reference plus one, so that reference 0 is an order like any other
 //   hist:  int [chunks][n] messages of each instrument in each chunk of blockDim messages; then exclusive prefix
-//   ord:   per instrument 2^logOC slots of 16 bytes: i64 ref (0 = empty), i32 price, i32 signed shares (+ buy)
+//   ord:   per instrument 2^logOC slots of 16 bytes: i64 key (0 = empty), i32 price, i32 signed shares (+ buy)
 //   lv:    per instrument, per side (0 bid, 1 ask), LV levels of (price, qty), best first; nlv [n][2]
 //   top:   int [k][n][2][10][2]: the top 10 levels of each side after each input batch (zeros past the last)
 //   feat:  i64 [k][n][16]: see LobLayout's feature columns
@@ -74,8 +75,8 @@ extern "C" __global__ void lob_decode(const unsigned char* in, int offsetsAt, in
   d[4] = shares;
   d[5] = price;
   long long* d64 = (long long*)(d + 6);
-  d64[0] = ref;
-  d64[1] = ref2;
+  d64[0] = book ? (long long)((unsigned long long)ref + 1ULL) : 0;
+  d64[1] = type == 'U' ? (long long)((unsigned long long)ref2 + 1ULL) : 0;
 }
 
 // One block per chunk of blockDim messages: counts of each instrument in the chunk (integer atomics).

@@ -2,6 +2,8 @@ package io.gitm.workload;
 
 import io.gitm.device.Device;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
 
 /**
  * A managed GPU job that runs in gitm's process on the runtime facade. Its code is fixed; an
@@ -15,6 +17,26 @@ public interface Workload {
    * {@code dataDir}, allocates what lives for the whole run.
    */
   Session open(Device device, ExecutionConfig config, Path dataDir);
+
+  /**
+   * This workload on the user's {@code input} instead of its generated dataset. The input is checked when a
+   * session is first opened (a long read is set-up, not a phase); a bad option is refused here.
+   *
+   * @throws IllegalArgumentException when the workload takes no input, or an option is unknown or malformed
+   */
+  default Workload withInput(WorkloadInput input) {
+    throw new IllegalArgumentException(spec().name() + " takes no --input");
+  }
+
+  /** The input formats {@link #withInput} reads, one line each, for the commands' help; empty when it takes none. */
+  default List<String> inputFormats() {
+    return List.of();
+  }
+
+  /** What the user's input was, once a session has read it; empty for a generated dataset or before. */
+  default Optional<InputFingerprint> input() {
+    return Optional.empty();
+  }
 
   /** One prepared run of a workload. */
   interface Session extends AutoCloseable {

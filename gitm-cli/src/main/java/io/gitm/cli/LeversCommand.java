@@ -80,11 +80,14 @@ final class LeversCommand implements Callable<Integer> {
   @CommandLine.Mixin
   StoreOptions storeOptions = new StoreOptions();
 
+  @CommandLine.Mixin
+  InputOptions inputOptions = new InputOptions();
+
   @Override
   public Integer call() {
     CommandLine cl = spec.commandLine();
-    Workload w = Workloads.find(workload).orElseThrow(() -> new CommandLine.ParameterException(cl,
-        "unknown workload '" + workload + "'; known workloads: " + Workloads.knownNames()));
+    Workload w = inputOptions.apply(cl, Workloads.find(workload).orElseThrow(() -> new CommandLine.ParameterException(cl,
+        "unknown workload '" + workload + "'; known workloads: " + Workloads.knownNames())));
     Gate.Options gateOptions = checkOptions(cl);
     List<Lever> baseLevers = base == null ? List.of() : SetupArgs.parseIds(cl, "--base", base);
     Devices.Choice choice = device.choose(cl);

@@ -57,6 +57,9 @@ public final class Main implements Runnable {
     if (!cl.getSubcommands().containsKey("bench")) {
       cl.addSubcommand("bench", new BenchMissing());
     }
+    for (String name : java.util.List.of("run", "plan", "levers")) {
+      InputOptions.addHelpSection(cl.getSubcommands().get(name));
+    }
     cl.setOut(out);
     cl.setErr(err);
     cl.setCaseInsensitiveEnumValuesAllowed(true);

@@ -69,11 +69,14 @@ final class PlanCommand implements Callable<Integer> {
   @CommandLine.Mixin
   StoreOptions storeOptions = new StoreOptions();
 
+  @CommandLine.Mixin
+  InputOptions inputOptions = new InputOptions();
+
   @Override
   public Integer call() throws IOException {
     CommandLine cl = spec.commandLine();
-    Workload w = Workloads.find(workload).orElseThrow(() -> new CommandLine.ParameterException(cl,
-        "unknown workload '" + workload + "'; known workloads: " + Workloads.knownNames()));
+    Workload w = inputOptions.apply(cl, Workloads.find(workload).orElseThrow(() -> new CommandLine.ParameterException(cl,
+        "unknown workload '" + workload + "'; known workloads: " + Workloads.knownNames())));
     if (iterations < 1 || iterations > 10_000) {
       throw new CommandLine.ParameterException(cl, "--iterations must be 1 to 10000, got " + iterations);
     }

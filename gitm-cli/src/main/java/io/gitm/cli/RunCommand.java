@@ -70,6 +70,9 @@ final class RunCommand implements Callable<Integer> {
   @CommandLine.Mixin
   ExportOptions export = new ExportOptions();
 
+  @CommandLine.Mixin
+  InputOptions inputOptions = new InputOptions();
+
   /** The job's argument vector: what followed {@code --cmd} on the command line (set by {@link Main}). */
   static final ThreadLocal<List<String>> JOB_ARGV = ThreadLocal.withInitial(List::of);
 
@@ -115,6 +118,10 @@ final class RunCommand implements Callable<Integer> {
     if (process.cmd && workload != null) {
       throw new CommandLine.ParameterException(cl, "give --workload or --cmd, not both");
     }
+    if (process.cmd && inputOptions.given()) {
+      throw new CommandLine.ParameterException(cl, "--input and its options are for a built-in --workload; a --cmd"
+          + " job reads its own input (give it in its arguments)");
+    }
     if (!process.cmd && resumed == null && process.anyGiven()) {
       throw new CommandLine.ParameterException(cl, "--metric, --output, --timeout, --workdir, --env and the like"
           + " describe a black-box job: add --cmd PROGRAM [ARGS...] at the end");
@@ -126,9 +133,9 @@ final class RunCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(cl, "--workload (or --cmd PROGRAM ...) is required; known workloads: "
           + Workloads.knownNames());
     }
-    Workload w = Workloads.find(workload).map(RunClocks.current().workloads()).orElseThrow(() ->
+    Workload w = inputOptions.apply(cl, Workloads.find(workload).map(RunClocks.current().workloads()).orElseThrow(() ->
         new CommandLine.ParameterException(cl, "unknown workload '" + workload + "'; known workloads: "
-            + Workloads.knownNames()));
+            + Workloads.knownNames())));
     requireBudgetAndTarget(cl);
     if (maxIterations < 0 || blockIterations < 0) {
       throw new CommandLine.ParameterException(cl, "--max-iterations and --block-iterations must be 0 or more");
@@ -176,6 +183,7 @@ final class RunCommand implements Callable<Integer> {
     process.noHook = r.flag("no-hook", false);
     List<String> k = r.list("kineto");
     process.kineto = k == null ? new ArrayList<>() : new ArrayList<>(k.stream().map(Path::of).toList());
+    inputOptions.restore(r.options());
   }
 
   /** What shapes the run beyond its budget, target, device and job, as its journal keeps it for a resume. */
@@ -192,6 +200,7 @@ final class RunCommand implements Callable<Integer> {
     m.put("no-hook", process.noHook);
     m.put("live", process.live);
     m.put("kineto", process.kineto.stream().map(p -> p.toAbsolutePath().toString()).toList());
+    inputOptions.journal(m);
     return m;
   }
 

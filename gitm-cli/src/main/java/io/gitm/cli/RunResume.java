@@ -27,7 +27,8 @@ import tools.jackson.core.JacksonException;
  */
 record RunResume(RunDir run, Journal.Contents previous, ProcessSpec process, Map<String, Object> options) {
   /** The options that shape a run, which the run's folder and journal keep and a resume restores. */
-  static final List<String> SHAPING = List.of("--workload", "--budget", "--target", "--levers", "--max-iterations",
+  static final List<String> SHAPING = List.of("--workload", "--input", "--symbols", "--book-depth", "--input-option",
+      "--budget", "--target", "--levers", "--max-iterations",
       "--block-iterations", "--gate-pairs", "--allow-device-settings", "--device", "--sim-preset", "--sim-seed",
       "--faults", "--cmd", "--shell", "--live", "--metric", "--metric-regex", "--metric-file", "--metric-name",
       "--higher-is-better", "--lower-is-better", "--output", "--rtol", "--atol", "--timeout", "--workdir", "--env",

@@ -83,6 +83,21 @@ final class Fmt {
   }
 
   /** Milliseconds with three decimals: {@code 1.302 ms}. */
+  /** A size in bytes: {@code 812 B}, {@code 85.4 KiB}, {@code 3.1 MiB}, {@code 12.0 GiB}. */
+  static String bytes(long b) {
+    if (b < 1024) {
+      return b + " B";
+    }
+    String[] units = {"KiB", "MiB", "GiB", "TiB"};
+    double v = b / 1024.0;
+    int u = 0;
+    while (v >= 1024 && u < units.length - 1) {
+      v /= 1024;
+      u++;
+    }
+    return f("%.1f %s", v, units[u]);
+  }
+
   static String ms(double ms) {
     return f("%.3f ms", ms);
   }

@@ -211,6 +211,12 @@ final class Html {
     h.append("<table class=\"kv\">");
     kv(h, "status", "<span class=\"big\">" + escape(run.status().label()) + "</span>");
     kv(h, "workload", "<code>" + escape(run.workload()) + "</code>");
+    if (run.input() != null) {
+      Report.Input in = run.input();
+      kv(h, "input", "<code>" + escape(in.path()) + "</code> (" + escape(in.format()) + "; "
+          + escape(Fmt.bytes(in.bytes())) + ", sha256 <code>" + escape(in.sha256()) + "</code>)"
+          + (in.found().isEmpty() ? "" : "; " + escape(in.foundLine())));
+    }
     kv(h, "device", escape(run.device().name()) + " (<strong>" + run.device().kind().label()
         + "</strong>, backend <code>" + escape(run.device().backend()) + "</code>, driver "
         + escape(run.device().driver()) + ")");

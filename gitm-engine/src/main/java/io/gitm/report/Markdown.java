@@ -78,6 +78,11 @@ final class Markdown {
     s.append("| | |\n|---|---|\n");
     row(s, "status", "**" + run.status().label() + "**");
     row(s, "workload", code(run.workload()));
+    if (run.input() != null) {
+      Report.Input in = run.input();
+      row(s, "input", code(in.path()) + " (" + text(in.format()) + "; " + Fmt.bytes(in.bytes()) + ", sha256 "
+          + code(in.sha256()) + ")" + (in.found().isEmpty() ? "" : "; " + text(in.foundLine())));
+    }
     row(s, "device", text(run.device().name()) + " (**" + run.device().kind().label() + "**, backend "
         + code(run.device().backend()) + ", driver " + text(run.device().driver()) + ")");
     double used = r.phases().stream().mapToDouble(PhaseUse::usedSeconds).sum();

@@ -46,7 +46,7 @@ public record Report(int schemaVersion, Run run, List<PhaseUse> phases, Baseline
     List<Claim> claims, Charts charts, List<String> notes) {
 
   /** The version of the report schema this code writes and reads. */
-  public static final int SCHEMA_VERSION = 2;
+  public static final int SCHEMA_VERSION = 3;
 
   /** The confidence level of every interval in a report. */
   public static final double CONFIDENCE = 0.95;
@@ -185,7 +185,13 @@ public record Report(int schemaVersion, Run run, List<PhaseUse> phases, Baseline
    * @param sample true for a hand-built report with invented figures (documentation, tests); labeled on every page
    */
   public record Run(String id, String workload, Device device, double budgetSeconds, Double target, Status status,
-      String gitmVersion, Instant startedAt, Instant endedAt, boolean sample) {
+      String gitmVersion, Instant startedAt, Instant endedAt, boolean sample, Input input) {
+    /** A run on the workload's own (generated) dataset, or a black-box job. */
+    public Run(String id, String workload, Device device, double budgetSeconds, Double target, Status status,
+        String gitmVersion, Instant startedAt, Instant endedAt, boolean sample) {
+      this(id, workload, device, budgetSeconds, target, status, gitmVersion, startedAt, endedAt, sample, null);
+    }
+
     public Run {
       Check.text(id, "run id");
       Check.text(workload, "run workload");
@@ -205,6 +211,29 @@ public record Report(int schemaVersion, Run run, List<PhaseUse> phases, Baseline
       if (endedAt.isBefore(startedAt)) {
         throw new IllegalArgumentException("run ends (" + endedAt + ") before it starts (" + startedAt + ")");
       }
+    }
+  }
+
+  /**
+   * The user's input a managed workload ran on ({@code --input}): the path given, the sha256 and size of its bytes
+   * as stored, the format detected, and what the workload found in it (counts, sizes).
+   */
+  public record Input(String path, String sha256, long bytes, String format, Map<String, Object> found) {
+    public Input {
+      Check.text(path, "input path");
+      Check.text(sha256, "input sha256");
+      if (bytes < 0) {
+        throw new IllegalArgumentException("input size is " + bytes + " bytes: it must be 0 or more");
+      }
+      Check.text(format, "input format");
+      found = found == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(found));
+    }
+
+    /** {@code found} as a person reads it: {@code messages 5831, instruments 6, …}. */
+    public String foundLine() {
+      StringBuilder b = new StringBuilder();
+      found.forEach((k, v) -> b.append(b.isEmpty() ? "" : ", ").append(k).append(' ').append(v));
+      return b.toString();
     }
   }
 

@@ -20,6 +20,7 @@ import io.gitm.trace.DeviceKind;
 import io.gitm.trace.TraceRecord;
 import io.gitm.tracer.TraceWriter;
 import io.gitm.workload.ExecutionConfig;
+import io.gitm.workload.InputFingerprint;
 import io.gitm.workload.Workload;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -128,6 +129,11 @@ public final class ManagedTarget implements RunTarget {
   @Override
   public Map<String, Object> resumeFiles() {
     return Map.of();
+  }
+
+  @Override
+  public Optional<InputFingerprint> input() {
+    return workload.input();
   }
 
   @Override

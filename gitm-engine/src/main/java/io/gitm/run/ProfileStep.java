@@ -31,6 +31,8 @@ import java.util.stream.Collectors;
 final class ProfileStep {
   static final String TRACE = "trace.gtrace";
   static final String BASELINE = "baseline.json";
+  /** The user's input the workload ran on (its path, sha256, size, format and what was found in it). */
+  static final String INPUT = "input.json";
 
   private ProfileStep() {}
 
@@ -90,6 +92,9 @@ final class ProfileStep {
       }
     }
     events.header(run.id(), info.name() + " [" + RunLoop.label(info.kind()) + "]", budgetLine(req, plan));
+    if (fresh && target.input().isPresent()) {
+      run.writeJson(INPUT, target.input().get());
+    }
     if (fresh) {
       Optional<Record> truth = target.groundTruth();
       if (truth.isPresent()) {

@@ -60,7 +60,9 @@ final class ReportAssembly {
     DeviceInfo info = p.info();
     Report.Device device = new Report.Device(info.name(), info.backend(), info.driverVersion(), info.kind());
     Report.Run run = new Report.Run(p.run().id(), workload, device, e.plan().budget().duration().toMillis() / 1000.0,
-        req.target().fraction(), e.status(), req.gitmVersion(), e.started(), e.ended(), false);
+        req.target().fraction(), e.status(), req.gitmVersion(), e.started(), e.ended(), false,
+        req.job().input().map(i -> new Report.Input(i.path(), i.sha256(), i.bytes(), i.format(), i.found()))
+            .orElse(null));
     Report.Metric metric = new Report.Metric(higherIsBetter ? "throughput" : "time", b.metric(), higherIsBetter);
     Report.Baseline baseline = new Report.Baseline(metric, b.throughput(), b.latency().p50(), b.latency().p99(),
         b.iterations());

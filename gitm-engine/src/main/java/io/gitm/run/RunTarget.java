@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import io.gitm.workload.InputFingerprint;
 
 /**
  * What a run optimizes: a managed workload that gitm runs in its own process on a device it opens
@@ -44,6 +45,11 @@ public sealed interface RunTarget extends AutoCloseable permits ManagedTarget, P
 
   /** Files of a fresh run's folder that a resumed run reads back to continue the same job, by name (JSON values). */
   Map<String, Object> resumeFiles();
+
+  /** The user's input the job runs on, once set up ({@code --input}); empty for a generated dataset. */
+  default Optional<InputFingerprint> input() {
+    return Optional.empty();
+  }
 
   /** What the device knows to be true of the job (a simulated device's planted faults); empty for most. */
   Optional<Record> groundTruth();

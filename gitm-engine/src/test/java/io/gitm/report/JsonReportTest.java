@@ -67,7 +67,7 @@ class JsonReportTest {
     ObjectNode j = (ObjectNode) MAPPER.readTree(Reports.json(SampleReports.sample()));
     j.put("schemaVersion", 1);
     assertThatThrownBy(() -> Reports.fromJson(j.toString())).isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("not a valid gitm report: report schema version 1 is not the one this gitm reads (2)");
+        .hasMessage("not a valid gitm report: report schema version 1 is not the one this gitm reads (3)");
   }
 
   @Test

@@ -87,10 +87,25 @@ final class SampleReports {
     return m;
   }
 
+  /** What the sample's (invented) input held. */
+  private static Map<String, Object> sampleFound(UnaryOperator<String> n) {
+    Map<String, Object> m = new java.util.LinkedHashMap<>();
+    m.put("messages", 51_234_567);
+    m.put("instruments", 2);
+    m.put("symbols", List.of(n.apply("AAPL"), "MSFT"));
+    m.put("framing", "LENGTH_PREFIXED");
+    m.put("priceLevelsNeeded", 412);
+    m.put("liveOrdersNeeded", 20_417);
+    return m;
+  }
+
   static Report build(UnaryOperator<String> n, boolean sample) {
     Run run = new Run(n.apply("20261130-004942-hft-lob-d202"), n.apply("hft-lob"),
         new Device(n.apply("Simulated NVIDIA H200 (preset h200)"), "sim", n.apply("h200"), DeviceKind.SIMULATED),
-        120, 0.15, Status.TARGET_NOT_REACHABLE, "0.1.0-SNAPSHOT", START, START.plusMillis(100_900), sample);
+        120, 0.15, Status.TARGET_NOT_REACHABLE, "0.1.0-SNAPSHOT", START, START.plusMillis(100_900), sample,
+        new Report.Input(n.apply("/data/itch/20191230.BX_ITCH_50.gz"),
+            "5e884898da28047151d0e56f8dc6292773603d0d6aabbdd62a11ef721d1542d8", 1_234_567_890L,
+            n.apply("ITCH 5.0, gzip, 2-byte length prefixes"), sampleFound(n)));
 
     List<PhaseUse> phases = List.of(new PhaseUse("profile", 10, 9.6), new PhaseUse("attribute", 20, 14.2),
         new PhaseUse("rank", 30, 21.7), new PhaseUse("apply", 40, 52.3), new PhaseUse("report", 20, 3.1));

@@ -47,6 +47,21 @@ public final class SteppedWorkload implements Workload {
   }
 
   @Override
+  public Workload withInput(io.gitm.workload.WorkloadInput input) {
+    return new SteppedWorkload(workload.withInput(input), wall, step, firstOpen, afterStep);
+  }
+
+  @Override
+  public java.util.List<String> inputFormats() {
+    return workload.inputFormats();
+  }
+
+  @Override
+  public java.util.Optional<io.gitm.workload.InputFingerprint> input() {
+    return workload.input();
+  }
+
+  @Override
   public Session open(Device device, ExecutionConfig config, Path dataDir) {
     Session s = workload.open(device, config, dataDir);
     if (!opened.getAndSet(true)) {

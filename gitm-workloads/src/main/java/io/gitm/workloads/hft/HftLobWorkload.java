@@ -2,13 +2,16 @@ package io.gitm.workloads.hft;
 
 import io.gitm.device.Device;
 import io.gitm.workload.ExecutionConfig;
+import io.gitm.workload.InputFingerprint;
 import io.gitm.workload.Knob;
 import io.gitm.workload.Workload;
+import io.gitm.workload.WorkloadInput;
 import io.gitm.workload.WorkloadSpec;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -72,13 +75,35 @@ public final class HftLobWorkload implements Workload {
   }
 
   private final Params params;
+  /** The user's input and how to read it, or null for the generated dataset. */
+  private final HftInput input;
 
   public HftLobWorkload() {
     this(Params.defaults());
   }
 
   public HftLobWorkload(Params params) {
+    this(params, null);
+  }
+
+  private HftLobWorkload(Params params, HftInput input) {
     this.params = params;
+    this.input = input;
+  }
+
+  @Override
+  public Workload withInput(WorkloadInput in) {
+    return new HftLobWorkload(params, HftInput.of(in));
+  }
+
+  @Override
+  public List<String> inputFormats() {
+    return HftInput.FORMATS;
+  }
+
+  @Override
+  public Optional<InputFingerprint> input() {
+    return input == null ? Optional.empty() : input.fingerprint();
   }
 
   public Params params() {
@@ -105,6 +130,10 @@ public final class HftLobWorkload implements Workload {
     LobSession.check(config);
     if (device == null || dataDir == null) {
       throw new IllegalArgumentException("hft-lob: open needs a device and a data directory (datasets/hft/)");
+    }
+    if (input != null) {
+      ItchInput in = input.scanned();
+      return new LobSession(device, config, input.sized(params, in), in);
     }
     HftDataset.Loaded data = HftDataset.load(dataDir, params.datasetName(), params.dataset() != null ? null
         : () -> ItchGenerator.of(params.seed(), params.instruments(), params.bookMessages()).generate());

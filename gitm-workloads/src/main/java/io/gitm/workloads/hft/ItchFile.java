@@ -1,5 +1,6 @@
 package io.gitm.workloads.hft;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
@@ -11,7 +12,7 @@ import java.util.Arrays;
  * @param instruments the highest stock locate given a stock directory (R) message; book messages use 1..instruments
  */
 record ItchFile(byte[] messages, int[] offsets, Framing framing, long wrongPrefixes, int instruments,
-    long[] countsByType) {
+    long[] countsByType) implements ItchSource {
 
   /** How a file frames messages. */
   enum Framing {
@@ -25,8 +26,33 @@ record ItchFile(byte[] messages, int[] offsets, Framing framing, long wrongPrefi
     UNFRAMED
   }
 
-  int count() {
+  @Override
+  public int count() {
     return offsets.length;
+  }
+
+  @Override
+  public Cursor cursor() {
+    return new Cursor() {
+      private int next;
+
+      @Override
+      public int next(int m, ByteBuffer dst, int[] out) {
+        int to = next + m;
+        int from = offsets[next];
+        int bytes = (to < offsets.length ? offsets[to] : messages.length) - from;
+        dst.put(0, messages, from, bytes);
+        for (int j = 0; j < m; j++) {
+          out[j] = offsets[next + j] - from;
+        }
+        next = to;
+        return bytes;
+      }
+
+      @Override
+      public void close() {
+      }
+    };
   }
 
   int type(int i) {

@@ -31,33 +31,44 @@ final class ItchReader {
     if (in.length == 0) {
       throw new ItchFormatException(0, "empty input, no messages");
     }
-    // Each framing is tried on the first messages; where both parse, a plausible first prefix (the type's length
-    // or zero) decides; where neither does, the one that got further is reported.
-    long withPrefix = probe(in, true);
-    long without = probe(in, false);
-    boolean prefixed;
-    if (withPrefix < 0 && without < 0) {
-      int p = in.length >= 3 ? Itch.u16(in, 0) : -1;
-      prefixed = p == 0 || p == Itch.length(in[2]);
-    } else if (withPrefix < 0 || without < 0) {
-      prefixed = withPrefix < 0;
-    } else {
-      prefixed = withPrefix >= without;
-    }
+    boolean prefixed = prefixed(in, true);
     return parseAll(in, prefixed);
   }
 
+  /**
+   * Whether the messages that start {@code in} are framed by 2-byte prefixes. Each framing is tried on the first
+   * messages; where both parse, a plausible first prefix (the type's length or zero) decides; where neither does,
+   * the one that got further is taken, so that the error names where the file really breaks.
+   *
+   * @param whole whether {@code in} is the whole input (else its end may cut a message, which is no failure)
+   */
+  static boolean prefixed(byte[] in, boolean whole) {
+    long withPrefix = probe(in, true, whole);
+    long without = probe(in, false, whole);
+    if (withPrefix < 0 && without < 0) {
+      int p = in.length >= 3 ? Itch.u16(in, 0) : -1;
+      return p == 0 || p == Itch.length(in[2]);
+    }
+    if (withPrefix < 0 || without < 0) {
+      return withPrefix < 0;
+    }
+    return withPrefix >= without;
+  }
+
   /** -1 when the first messages parse under the framing, else the offset where it failed. */
-  private static long probe(byte[] in, boolean prefixed) {
+  private static long probe(byte[] in, boolean prefixed, boolean whole) {
     int at = 0;
     for (int n = 0; n < PROBE_MESSAGES && at < in.length; n++) {
       int start = prefixed ? at + 2 : at;
       if (start >= in.length) {
-        return at;
+        return whole ? at : -1;
       }
       int len = Itch.length(in[start]);
-      if (len == 0 || start + len > in.length) {
+      if (len == 0) {
         return start;
+      }
+      if (start + len > in.length) {
+        return whole ? start : -1;
       }
       at = start + len;
     }
@@ -134,7 +145,7 @@ final class ItchReader {
   }
 
   /** Checks the fields the workload relies on; returns the highest stock locate listed so far. */
-  private static int validate(byte[] m, int at, int type, boolean[] listed, int instruments) {
+  static int validate(byte[] m, int at, int type, boolean[] listed, int instruments) {
     int locate = Itch.u16(m, at + 1);
     switch (type) {
       case 'R' -> {
@@ -153,16 +164,22 @@ final class ItchReader {
       }
       case 'E', 'X' -> {
         requireListed(listed, locate, at, type);
+        requireRef(m, at + 11, "order reference number");
         requireShares(m, at + 19);
       }
       case 'C' -> {
         requireListed(listed, locate, at, type);
+        requireRef(m, at + 11, "order reference number");
         requireShares(m, at + 19);
         requirePrice(m, at + 32);
       }
-      case 'D' -> requireListed(listed, locate, at, type);
+      case 'D' -> {
+        requireListed(listed, locate, at, type);
+        requireRef(m, at + 11, "order reference number");
+      }
       case 'U' -> {
         requireListed(listed, locate, at, type);
+        requireRef(m, at + 11, "original order reference number");
         requireRef(m, at + 19, "new order reference number");
         requirePositiveShares(m, at + 27);
         requirePrice(m, at + 31);
@@ -187,9 +204,13 @@ final class ItchReader {
     }
   }
 
+  /**
+   * Order references are any 64-bit value (0 included: the specification reserves none) but 2^64-1, which the
+   * books' tables cannot hold: they key orders by the reference plus one, 0 marking an empty slot.
+   */
   private static void requireRef(byte[] m, int at, String what) {
-    if (Itch.u64(m, at) == 0) {
-      throw new ItchFormatException(at, what + " is 0");
+    if (Itch.u64(m, at) == -1L) {
+      throw new ItchFormatException(at, what + " is 2^64-1, which the books cannot hold");
     }
   }
 

@@ -263,8 +263,8 @@ final class LobKernels {
       dec.putInt(d + 12, s);
       dec.putInt(d + 16, shares);
       dec.putInt(d + 20, price);
-      dec.putLong(d + 24, ref);
-      dec.putLong(d + 32, ref2);
+      dec.putLong(d + 24, book ? ref + 1 : 0); // keys: the reference plus one (0 marks an empty slot)
+      dec.putLong(d + 32, type == 'U' ? ref2 + 1 : 0);
     }
   }
 

@@ -51,7 +51,11 @@ final class LobSession implements Workload.Session {
   private final Device device;
   private final ExecutionConfig cfg;
   private final HftLobWorkload.Params params;
-  private final ItchFile file;
+  private final ItchSource file;
+  /** The session's reader of the input, opened with it and read forward batch by batch. */
+  private ItchSource.Cursor cursor;
+  /** Each staged message's start, as the cursor gives it. */
+  private int[] staged;
   private final Ticker clock;
   private final int n;
   private final int k;
@@ -89,12 +93,12 @@ final class LobSession implements Workload.Session {
     LobConfigs.check(c);
   }
 
-  LobSession(Device device, ExecutionConfig cfg, HftLobWorkload.Params params, ItchFile file) {
+  LobSession(Device device, ExecutionConfig cfg, HftLobWorkload.Params params, ItchSource file) {
     this(device, cfg, params, file, false);
   }
 
   /** With {@code profile}, every kernel and copy is bracketed by timing events (a separate, slower pass). */
-  LobSession(Device device, ExecutionConfig cfg, HftLobWorkload.Params params, ItchFile file, boolean profile) {
+  LobSession(Device device, ExecutionConfig cfg, HftLobWorkload.Params params, ItchSource file, boolean profile) {
     check(cfg);
     if (profile && cfg.graphCapture()) {
       throw new IllegalArgumentException("hft-lob: per-kernel profiling cannot look inside a captured graph");
@@ -155,6 +159,8 @@ final class LobSession implements Workload.Session {
       for (int s = 0; s < depth; s++) {
         made.add(new Slot());
       }
+      staged = new int[maxMessages];
+      cursor = file.cursor();
       ok = true;
     } finally {
       if (!ok) {
@@ -438,16 +444,12 @@ final class LobSession implements Workload.Session {
     boolean graph = cfg.graphCapture();
     int m = to - from;
     ByteBuffer in = slot.hin.buffer();
-    byte[] raw = file.messages();
-    int rawFrom = file.offsets()[from];
-    int rawTo = to < file.count() ? file.offsets()[to] : raw.length;
-    int rawBytes = rawTo - rawFrom;
+    int rawBytes = cursor.next(m, in, staged);
     int offsetsAt = graph ? rawCapacity : align(rawBytes);
     int subAt = offsetsAt + 4 * (graph ? maxMessages : m);
     int inBytes = graph ? inputCapacity : subAt + 4 * (inputs + 1);
-    in.put(0, raw, rawFrom, rawBytes);
     for (int j = 0; j < m; j++) {
-      in.putInt(offsetsAt + 4 * j, file.offsets()[from + j] - rawFrom);
+      in.putInt(offsetsAt + 4 * j, staged[j]);
     }
     for (int s = 0; s <= inputs; s++) {
       in.putInt(subAt + 4 * s, Math.min(m, s * params.batchMessages()));
@@ -748,6 +750,7 @@ final class LobSession implements Workload.Session {
       device.synchronize();
       closeStreams();
       module.close();
+      cursor.close();
     }
   }
 }

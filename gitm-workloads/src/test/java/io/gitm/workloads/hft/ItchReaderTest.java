@@ -151,8 +151,11 @@ class ItchReaderTest {
     ItchBuilder side = new ItchBuilder(ItchBuilder.Prefix.NONE).directory(1, "A").addOrder(1, 1, 'Q', 1, 1);
     assertThatThrownBy(() -> ItchReader.parse(side.bytes())).hasMessageContaining("byte offset " + (39 + 19))
         .hasMessageContaining("not 'B' or 'S'");
-    ItchBuilder ref = new ItchBuilder(ItchBuilder.Prefix.NONE).directory(1, "A").addOrder(1, 0, 'B', 1, 1);
-    assertThatThrownBy(() -> ItchReader.parse(ref.bytes())).hasMessageContaining("order reference number is 0");
+    ItchBuilder ref = new ItchBuilder(ItchBuilder.Prefix.NONE).directory(1, "A").addOrder(1, -1L, 'B', 1, 1);
+    assertThatThrownBy(() -> ItchReader.parse(ref.bytes())).hasMessageContaining("byte offset " + (39 + 11))
+        .hasMessageContaining("order reference number is 2^64-1, which the books cannot hold");
+    ItchBuilder refZero = new ItchBuilder(ItchBuilder.Prefix.NONE).directory(1, "A").addOrder(1, 0, 'B', 1, 1);
+    assertThat(ItchReader.parse(refZero.bytes()).count()).as("reference 0 is an order like any other").isEqualTo(2);
     ItchBuilder unlisted = new ItchBuilder(ItchBuilder.Prefix.NONE).directory(1, "A").addOrder(2, 1, 'B', 1, 1);
     assertThatThrownBy(() -> ItchReader.parse(unlisted.bytes())).hasMessageContaining("byte offset 40")
         .hasMessageContaining("stock locate 2");

@@ -1,0 +1,102 @@
+package io.gitm.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code gitm run --workload W --input PATH}: a built-in workload on the user's own file, here an ITCH 5.0 file
+ * written by Python's struct and gzip from the specification's layouts (gitm-workloads' itch_gen.py).
+ */
+class RunInputTest {
+  @TempDir
+  Path dir;
+
+  /** Writes an ITCH file with the Python writer; returns what it says it wrote. */
+  static Map<String, String> itch(Path out, String... args) throws IOException, InterruptedException {
+    Path script = Path.of("..", "gitm-workloads", "src", "test", "resources", "io", "gitm", "workloads", "hft",
+        "itch_gen.py").toAbsolutePath().normalize();
+    List<String> cmd = new java.util.ArrayList<>(List.of("python3", script.toString(), out.toString()));
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor()).as("itch_gen.py (needs python3)").isZero();
+    Map<String, String> m = new HashMap<>();
+    text.lines().map(l -> l.split(" ", 2)).forEach(kv -> m.put(kv[0], kv[1]));
+    return m;
+  }
+
+  @Test
+  void aRunOnTheUsersGzippedItchFileFingerprintsItInTheRunFolderAndTheReport() throws Exception {
+    Path f = dir.resolve("day.itch.gz");
+    Map<String, String> want = itch(f, "--gzip", "--pick", "AAPL,SPY");
+    CliResult r = SteppedRuns.run("run", "--workload", "hft-lob", "--input", f.toString(), "--symbols", "AAPL,SPY",
+        "--budget", "30s", "--target", "15%", "--device", "sim", "--max-iterations", "4", "--levers",
+        "pinned-host-memory", "--scratch", dir.resolve("s").toString(), "--json");
+    assertThat(r.code()).as(r.err()).isZero();
+    Path run = Path.of(Json.MAPPER.readTree(r.out()).get("folder").asString());
+    var input = Json.MAPPER.readTree(run.resolve("input.json").toFile());
+    assertThat(input.get("sha256").asString()).isEqualTo(want.get("sha256"));
+    assertThat(input.get("bytes").asLong()).isEqualTo(Long.parseLong(want.get("bytes")));
+    assertThat(input.get("format").asString()).isEqualTo("ITCH 5.0, gzip, 2-byte length prefixes");
+    assertThat(input.get("found").get("messages").asLong()).isEqualTo(Long.parseLong(want.get("picked.messages")));
+    assertThat(input.get("found").get("instruments").asInt()).isEqualTo(2);
+    var report = Json.MAPPER.readTree(run.resolve("report.json").toFile());
+    assertThat(report.get("run").get("input").get("sha256").asString()).isEqualTo(want.get("sha256"));
+    assertThat(Files.readString(run.resolve("report.md"))).contains("| input | `" + f.toAbsolutePath() + "` (ITCH"
+        + " 5.0, gzip");
+    assertThat(Files.readString(run.resolve("report.html"))).contains(want.get("sha256"));
+  }
+
+  @Test
+  void aWorkloadThatTakesNoInputOrOptionsWithoutAnInputAreUsageErrors() throws Exception {
+    Path f = dir.resolve("day.itch");
+    itch(f);
+    CliResult af2 = CliResult.run("run", "--workload", "af2", "--input", f.toString(), "--budget", "30s", "--target",
+        "15%", "--scratch", dir.toString());
+    assertThat(af2.code()).isEqualTo(Main.USAGE);
+    assertThat(af2.errorLine()).isEqualTo("gitm: af2 takes no --input");
+    CliResult symbols = CliResult.run("run", "--workload", "hft-lob", "--symbols", "AAPL", "--budget", "30s",
+        "--target", "15%", "--scratch", dir.toString());
+    assertThat(symbols.code()).isEqualTo(Main.USAGE);
+    assertThat(symbols.errorLine()).contains("need --input PATH");
+    CliResult missing = CliResult.run("run", "--workload", "hft-lob", "--input", dir.resolve("none.itch").toString(),
+        "--budget", "30s", "--target", "15%", "--scratch", dir.toString());
+    assertThat(missing.code()).isEqualTo(Main.USAGE);
+    assertThat(missing.errorLine()).contains("none.itch does not exist");
+    CliResult option = CliResult.run("run", "--workload", "hft-lob", "--input", f.toString(), "--input-option",
+        "depth=3", "--budget", "30s", "--target", "15%", "--scratch", dir.toString());
+    assertThat(option.code()).isEqualTo(Main.USAGE);
+    assertThat(option.errorLine()).contains("unknown input option 'depth'");
+  }
+
+  @Test
+  void aSymbolTheFileDoesNotListFailsTheRunInOneLineAndWritesNoRunFolder() throws Exception {
+    Path f = dir.resolve("day.itch");
+    itch(f);
+    Path scratch = dir.resolve("s");
+    CliResult r = CliResult.run("run", "--workload", "hft-lob", "--input", f.toString(), "--symbols", "NOPE",
+        "--budget", "30s", "--target", "15%", "--device", "sim", "--scratch", scratch.toString());
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err().strip().lines().count()).as(r.err()).isEqualTo(1);
+    assertThat(r.errorLine()).contains("--symbols NOPE is not in " + f + "'s stock directory");
+    assertThat(scratch.resolve("runs")).satisfiesAnyOf(p -> assertThat(p).doesNotExist(), p -> assertThat(p)
+        .isEmptyDirectory());
+  }
+
+  @Test
+  void runHelpListsEveryWorkloadWithTheInputsItReads() {
+    CliResult r = CliResult.run("run", "--help");
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).contains("Workloads and their inputs (--input PATH):")
+        .contains("  hft-lob: an ITCH 5.0 file").contains("  af2: ").contains("  kitti: ");
+  }
+}
