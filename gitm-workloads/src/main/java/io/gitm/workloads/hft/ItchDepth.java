@@ -1,29 +1,28 @@
 package io.gitm.workloads.hft;
 
-import java.util.HashMap;
-import java.util.Map;
+import java.util.Arrays;
 
 /**
  * A light replay of the books, as the device's book kernel keeps them, to learn the most price levels a side and
  * the most live orders any one book holds at once: what its fixed-size tables must be sized for. Orders are added
  * by add and replace messages and reduced by executions, cancels, deletes and replaces; a duplicate reference is
- * ignored and an unknown one skipped, as the kernel does.
+ * ignored and an unknown one skipped, as the kernel does. Orders and levels live in two open-addressing tables of
+ * primitives (no object per order), so that a scan keeps up with reading a file of billions of messages.
  */
 final class ItchDepth {
-  /** Per instrument (by stock locate): live orders by reference, and each side's shares by price. */
-  private final Map<Integer, Book> books = new HashMap<>();
+  /** Live orders, keyed by (stock locate, reference): price and signed shares (+ buy). */
+  private final Orders orders = new Orders();
+  /** Shares at each (stock locate, side, price) with any. */
+  private final Levels levels = new Levels();
+  /** Distinct prices per (locate, side), and live orders per locate. */
+  private final int[] sideLevels = new int[2 * 65536];
+  private final int[] live = new int[65536];
   private int maxLevels;
   private int maxLive;
   /** Where the most levels were first reached: the instrument and the message's offset in the stream. */
   private int levelsLocate;
   private long levelsAt;
   private long at;
-
-  private static final class Book {
-    final Map<Long, long[]> orders = new HashMap<>(); // ref -> {price, signed shares (+ buy)}
-    @SuppressWarnings("unchecked")
-    final Map<Integer, long[]>[] sides = new Map[] {new HashMap<>(), new HashMap<>()};
-  }
 
   /**
    * Applies book message {@code m} (type byte at index 0) to instrument {@code locate}'s book.
@@ -32,21 +31,20 @@ final class ItchDepth {
    */
   void apply(int locate, int type, byte[] m, long offset) {
     at = offset;
-    if (type == 'P') {
-      return;
-    }
-    Book b = books.computeIfAbsent(locate, l -> new Book());
     long ref = Itch.u64(m, 11);
     switch (type) {
-      case 'A', 'F' -> add(locate, b, ref, m[19] == 'B', (int) Itch.u32(m, 32), Itch.u32(m, 20));
-      case 'E', 'C', 'X' -> reduce(b, ref, Itch.u32(m, 19), false);
-      case 'D' -> reduce(b, ref, 0, true);
+      case 'P' -> {
+        // a trade of a non-displayed order changes no book
+      }
+      case 'A', 'F' -> add(locate, ref, m[19] == 'B', (int) Itch.u32(m, 32), Itch.u32(m, 20));
+      case 'E', 'C', 'X' -> reduce(locate, ref, Itch.u32(m, 19), false);
+      case 'D' -> reduce(locate, ref, 0, true);
       case 'U' -> {
-        long[] o = b.orders.get(ref);
-        if (o != null) {
-          boolean buy = o[1] > 0;
-          reduce(b, ref, 0, true);
-          add(locate, b, Itch.u64(m, 19), buy, (int) Itch.u32(m, 31), Itch.u32(m, 27));
+        int s = orders.find(locate, ref);
+        if (s >= 0) {
+          boolean buy = orders.shares[s] > 0;
+          reduce(locate, ref, 0, true);
+          add(locate, Itch.u64(m, 19), buy, (int) Itch.u32(m, 31), Itch.u32(m, 27));
         }
       }
       default -> throw new IllegalStateException("not a book message: " + (char) type);
@@ -71,39 +69,192 @@ final class ItchDepth {
     return levelsAt;
   }
 
-  private void add(int locate, Book b, long ref, boolean buy, int price, long shares) {
-    if (b.orders.containsKey(ref)) {
+  private void add(int locate, long ref, boolean buy, int price, long shares) {
+    if (orders.find(locate, ref) >= 0) {
       return;
     }
-    b.orders.put(ref, new long[] {price, buy ? shares : -shares});
-    Map<Integer, long[]> side = b.sides[buy ? 0 : 1];
-    side.computeIfAbsent(price, p -> new long[1])[0] += shares;
-    if (side.size() > maxLevels) {
-      maxLevels = side.size();
-      levelsLocate = locate;
-      levelsAt = at;
+    orders.put(locate, ref, price, buy ? shares : -shares);
+    int side = 2 * locate + (buy ? 0 : 1);
+    if (levels.add(Levels.key(locate, buy, price), shares)) {
+      if (++sideLevels[side] > maxLevels) {
+        maxLevels = sideLevels[side];
+        levelsLocate = locate;
+        levelsAt = at;
+      }
     }
-    maxLive = Math.max(maxLive, b.orders.size());
+    maxLive = Math.max(maxLive, ++live[locate]);
   }
 
-  private static void reduce(Book b, long ref, long shares, boolean all) {
-    long[] o = b.orders.get(ref);
-    if (o == null) {
+  private void reduce(int locate, long ref, long shares, boolean all) {
+    int s = orders.find(locate, ref);
+    if (s < 0) {
       return;
     }
-    long rem = Math.abs(o[1]);
+    long signed = orders.shares[s];
+    boolean buy = signed > 0;
+    long rem = Math.abs(signed);
     long x = all ? rem : Math.min(shares, rem);
-    Map<Integer, long[]> side = b.sides[o[1] > 0 ? 0 : 1];
-    long[] q = side.get((int) o[0]);
-    q[0] -= x;
-    if (q[0] <= 0) {
-      side.remove((int) o[0]);
+    if (levels.add(Levels.key(locate, buy, orders.price[s]), -x)) {
+      sideLevels[2 * locate + (buy ? 0 : 1)]--;
     }
     rem -= x;
     if (rem == 0) {
-      b.orders.remove(ref);
+      orders.remove(s);
+      live[locate]--;
     } else {
-      o[1] = o[1] > 0 ? rem : -rem;
+      orders.shares[s] = buy ? rem : -rem;
+    }
+  }
+
+  private static int hash(long a, long b) {
+    long h = (a * 0x9E3779B97F4A7C15L) ^ (b * 0xC2B2AE3D27D4EB4FL);
+    return (int) (h ^ (h >>> 29));
+  }
+
+  /** Open addressing on (locate, ref) with linear probing and backward-shift deletion; grows at half full. */
+  private static final class Orders {
+    int[] locate = new int[1 << 16]; // 0: empty (book messages have a locate of 1 or more)
+    long[] ref = new long[1 << 16];
+    int[] price = new int[1 << 16];
+    long[] shares = new long[1 << 16];
+    int size;
+
+    int find(int l, long r) {
+      int mask = locate.length - 1;
+      for (int s = hash(l, r) & mask; locate[s] != 0; s = (s + 1) & mask) {
+        if (locate[s] == l && ref[s] == r) {
+          return s;
+        }
+      }
+      return -1;
+    }
+
+    void put(int l, long r, int p, long q) {
+      if (2 * (size + 1) > locate.length) {
+        grow();
+      }
+      int mask = locate.length - 1;
+      int s = hash(l, r) & mask;
+      while (locate[s] != 0) {
+        s = (s + 1) & mask;
+      }
+      locate[s] = l;
+      ref[s] = r;
+      price[s] = p;
+      shares[s] = q;
+      size++;
+    }
+
+    void remove(int j) {
+      int mask = locate.length - 1;
+      locate[j] = 0;
+      size--;
+      for (int k = (j + 1) & mask; locate[k] != 0; k = (k + 1) & mask) {
+        int h = hash(locate[k], ref[k]) & mask;
+        boolean stays = j <= k ? (h > j && h <= k) : (h > j || h <= k);
+        if (!stays) {
+          locate[j] = locate[k];
+          ref[j] = ref[k];
+          price[j] = price[k];
+          shares[j] = shares[k];
+          locate[k] = 0;
+          j = k;
+        }
+      }
+    }
+
+    private void grow() {
+      int[] ol = locate;
+      long[] or = ref;
+      int[] op = price;
+      long[] oq = shares;
+      int n = ol.length * 2;
+      locate = new int[n];
+      ref = new long[n];
+      price = new int[n];
+      shares = new long[n];
+      size = 0;
+      for (int i = 0; i < ol.length; i++) {
+        if (ol[i] != 0) {
+          put(ol[i], or[i], op[i], oq[i]);
+        }
+      }
+    }
+  }
+
+  /** Shares by (locate, side, price), open addressing on the packed key; a level at zero shares is removed. */
+  private static final class Levels {
+    private static final long EMPTY = -1L;
+    long[] key = filled(1 << 16);
+    long[] qty = new long[1 << 16];
+    int size;
+
+    /** The key of a level: 16 bits of locate, 1 of side, 32 of price (at most 2^31-1, as the reader checks). */
+    static long key(int locate, boolean buy, int price) {
+      return ((long) locate << 33) | (buy ? 0L : 1L << 32) | (price & 0xffffffffL);
+    }
+
+    /** Adds {@code delta} shares at {@code k}; true when that makes the level appear or vanish. */
+    boolean add(long k, long delta) {
+      int mask = key.length - 1;
+      int s = hash(k, 0) & mask;
+      while (key[s] != EMPTY) {
+        if (key[s] == k) {
+          qty[s] += delta;
+          if (qty[s] <= 0) {
+            remove(s);
+            return true;
+          }
+          return false;
+        }
+        s = (s + 1) & mask;
+      }
+      if (delta <= 0) {
+        return false;
+      }
+      if (2 * (size + 1) > key.length) {
+        grow();
+        return add(k, delta);
+      }
+      key[s] = k;
+      qty[s] = delta;
+      size++;
+      return true;
+    }
+
+    private void remove(int j) {
+      int mask = key.length - 1;
+      key[j] = EMPTY;
+      size--;
+      for (int k = (j + 1) & mask; key[k] != EMPTY; k = (k + 1) & mask) {
+        int h = hash(key[k], 0) & mask;
+        boolean stays = j <= k ? (h > j && h <= k) : (h > j || h <= k);
+        if (!stays) {
+          key[j] = key[k];
+          qty[j] = qty[k];
+          key[k] = EMPTY;
+          j = k;
+        }
+      }
+    }
+
+    private void grow() {
+      long[] ok = key;
+      long[] oq = qty;
+      key = filled(ok.length * 2);
+      qty = new long[ok.length * 2];
+      size = 0;
+      for (int i = 0; i < ok.length; i++) {
+        if (ok[i] != EMPTY) {
+          add(ok[i], oq[i]);
+        }
+      }
+    }
+
+    private static long[] filled(int n) {
+      long[] a = new long[n];
+      Arrays.fill(a, EMPTY);
+      return a;
     }
   }
 }

@@ -78,9 +78,23 @@ record ItchGenerator(long seed, int instruments, int bookMessages, int maxLiveOr
     return g.out.bytes();
   }
 
+  /**
+   * The same session written to {@code sink} as it is made, in blocks, so that its size is not bounded by memory
+   * or by an array's: the bytes equal {@link #generate()}'s.
+   */
+  void generate(java.io.OutputStream sink) throws java.io.IOException {
+    Session g = new Session(new Out(sink));
+    g.open();
+    for (int n = 0; n < bookMessages; n++) {
+      g.next();
+    }
+    g.close();
+    g.out.flush();
+  }
+
   /** One generation in progress: the output, the random stream, the stocks' books and the session clock. */
   private final class Session {
-    final Out out = new Out(Math.max(1024, (long) bookMessages * 38 + (long) instruments * 120));
+    final Out out;
     final SplittableRandom rnd = new SplittableRandom(seed);
     final double[] cumulative = zipf(rnd, instruments, ZIPF_EXPONENT);
     final Stock[] stocks = new Stock[instruments];
@@ -90,6 +104,11 @@ record ItchGenerator(long seed, int instruments, int bookMessages, int maxLiveOr
     boolean burst;
 
     Session() {
+      this(new Out(Math.max(1024, (long) bookMessages * 38 + (long) instruments * 120)));
+    }
+
+    Session(Out out) {
+      this.out = out;
       for (int i = 0; i < instruments; i++) {
         stocks[i] = new Stock();
         stocks[i].mid = (int) Math.round(Math.exp(Math.log(500) + rnd.nextDouble() * Math.log(100))); // $5..$500
@@ -323,13 +342,27 @@ record ItchGenerator(long seed, int instruments, int bookMessages, int maxLiveOr
     return b.toString();
   }
 
-  /** Writes length-prefixed messages. */
+  /** Writes length-prefixed messages, into memory or, in blocks, to a stream. */
   private static final class Out {
+    private static final int BLOCK = 8 << 20;
     private byte[] buf;
     private int size;
+    private final java.io.OutputStream sink;
 
     Out(long hint) {
       buf = new byte[(int) Math.min(Integer.MAX_VALUE - 16, hint)];
+      sink = null;
+    }
+
+    Out(java.io.OutputStream sink) {
+      buf = new byte[BLOCK];
+      this.sink = sink;
+    }
+
+    /** Writes what is buffered to the stream (the messages written so far are whole). */
+    void flush() throws java.io.IOException {
+      sink.write(buf, 0, size);
+      size = 0;
     }
 
     byte[] bytes() {
@@ -338,6 +371,13 @@ record ItchGenerator(long seed, int instruments, int bookMessages, int maxLiveOr
 
     private int begin(char type, int locate, long ts) {
       int len = Itch.length(type);
+      if (sink != null && size + len + 2 > buf.length) {
+        try {
+          flush();
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      }
       if (size + len + 2 > buf.length) {
         buf = Arrays.copyOf(buf, (int) Math.min(Integer.MAX_VALUE - 16, (long) buf.length * 2 + len + 2));
       }

@@ -87,4 +87,21 @@ class ItchGeneratorTest {
       }
     }
   }
+
+  @Test
+  void aSessionWrittenToAFileInBlocksHasTheBytesOfTheOneMadeInMemory(@org.junit.jupiter.api.io.TempDir
+      java.nio.file.Path dir) throws Exception {
+    ItchGenerator g = ItchGenerator.of(7, 200, 300_000); // about 11 MB: more than one 8 MiB block
+    java.nio.file.Path f = dir.resolve("s.itch");
+    ItchSamples.write(f, 7, 200, 300_000, false);
+    byte[] whole = g.generate();
+    assertThat(whole.length).isGreaterThan(8 << 20);
+    assertThat(java.nio.file.Files.readAllBytes(f)).isEqualTo(whole);
+    java.nio.file.Path gz = dir.resolve("s.itch.gz");
+    ItchSamples.write(gz, 7, 200, 300_000, true);
+    try (var in = new java.util.zip.GZIPInputStream(java.nio.file.Files.newInputStream(gz))) {
+      assertThat(in.readAllBytes()).isEqualTo(whole);
+    }
+    assertThat(ItchInput.scan(gz, java.util.Set.of()).count()).isEqualTo(ItchReader.parse(whole).count());
+  }
 }

@@ -59,4 +59,37 @@ class LobGpuEquivalenceTest {
     assertThat(out.maxRelativeDifference(fixture.reference())).as("signals")
         .isLessThanOrEqualTo(HftLobWorkload.SIGNAL_TOLERANCE);
   }
+
+  /** A few configurations the user's-file test runs: the shipped one, the warp book, a graph on two streams. */
+  static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> inputConfigs() {
+    return LobEquivalenceTest.configs().filter(a -> java.util.Set.of("shipped", "warp book", "graph on 2 streams")
+        .contains((String) a.get()[0]));
+  }
+
+  /**
+   * A user's file (Python's struct and gzip, with an order of reference 0, a side 322 levels deep and a book of 1,780
+   * live orders), streamed from disk, gives on the GPU the reference's books and features.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("inputConfigs")
+  void aUsersGzippedFileStreamedOnTheGpuGivesTheReferenceOutput(String name, ExecutionConfig config)
+      throws Exception {
+    Assumptions.assumeTrue(gpu != null, () -> why);
+    Path f = data.resolve("user-" + name.replace(' ', '-') + ".itch.gz");
+    ItchInputTest.python(f, "--gzip", "--pick", "AAPL,MSFT");
+    ItchInput in = ItchInput.scan(f, java.util.Set.of("AAPL", "MSFT"), 0);
+    HftInput spec = HftInput.of(new io.gitm.workload.WorkloadInput(f, java.util.Map.of()));
+    HftLobWorkload.Params sized = spec.sized(HftLobWorkload.Params.defaults().withBatchMessages(700), in);
+    ItchFile whole = ItchInputTest.whole(in);
+    LobDigest d = new LobDigest(whole.instruments());
+    LobReference.run(whole, sized.batchMessages(), sized.weightSeed()).forEach(d::add);
+    try (var s = new LobSession(gpu, config, sized, in)) {
+      while (s.hasNext()) {
+        s.step();
+      }
+      assertThat(s.output().sha256()).as("books and features").isEqualTo(d.digest().sha256());
+      assertThat(s.output().maxRelativeDifference(d.digest())).as("signals")
+          .isLessThanOrEqualTo(HftLobWorkload.SIGNAL_TOLERANCE);
+    }
+  }
 }
