@@ -91,7 +91,8 @@ public final class Compiler {
         for (int i = 0; i < iterations; i++) {
           if (!s.hasNext()) {
             throw new IllegalArgumentException(workload.spec().name() + " ran out of input after " + (i + 1)
-                + " iterations");
+                + " iterations (the first is not predicted): ask for " + (i == 0 ? "a larger input"
+                : "at most " + i + " with --iterations, or give a larger input"));
           }
           s.step();
         }
