@@ -23,7 +23,13 @@ record ItchFile(byte[] messages, int[] offsets, Framing framing, long wrongPrefi
     /** Each message preceded by a 2-byte prefix, some of them wrong: messages were read by their types' lengths. */
     PREFIXED_MIXED,
     /** Messages back to back without prefixes. */
-    UNFRAMED
+    UNFRAMED;
+
+    /** The framing of a file read with prefixes or not, from how many prefixes matched, were zero or were wrong. */
+    static Framing of(boolean prefixed, long matching, long zero, long wrong) {
+      return !prefixed ? UNFRAMED : wrong == 0 && zero == 0 ? LENGTH_PREFIXED
+          : wrong == 0 && matching == 0 ? ZERO_PREFIXED : PREFIXED_MIXED;
+    }
   }
 
   @Override

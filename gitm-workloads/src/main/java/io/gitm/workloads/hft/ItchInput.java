@@ -388,10 +388,7 @@ record ItchInput(Path file, String sha256, long bytes, boolean gzip, ItchFile.Fr
         throw new IllegalArgumentException("hft-lob: input " + file + " has no stock directory (R) messages, so no"
             + " instruments");
       }
-      ItchFile.Framing framing = !prefixed ? ItchFile.Framing.UNFRAMED
-          : wrong == 0 && zero == 0 ? ItchFile.Framing.LENGTH_PREFIXED
-          : wrong == 0 && matching == 0 ? ItchFile.Framing.ZERO_PREFIXED
-          : ItchFile.Framing.PREFIXED_MIXED;
+      ItchFile.Framing framing = ItchFile.Framing.of(prefixed, matching, zero, wrong);
       return new ItchInput(file, sha, size, gzip, framing, wrong, (int) count, Arrays.copyOf(byType, 128),
           List.copyOf(symbols), pick.isEmpty() ? null : renumber, depth.maxLevels(), depth.maxLevels() == 0 ? ""
           : names[depth.levelsLocate()] + " at byte offset " + depth.levelsAt(), depth.maxLiveOrders(), highest,

@@ -137,10 +137,7 @@ final class ItchReader {
       w += len;
       at = start + len;
     }
-    ItchFile.Framing framing = !prefixed ? ItchFile.Framing.UNFRAMED
-        : wrong == 0 && zero == 0 ? ItchFile.Framing.LENGTH_PREFIXED
-        : wrong == 0 && matching == 0 ? ItchFile.Framing.ZERO_PREFIXED
-        : ItchFile.Framing.PREFIXED_MIXED;
+    ItchFile.Framing framing = ItchFile.Framing.of(prefixed, matching, zero, wrong);
     return new ItchFile(out, offsets, framing, wrong, instruments, byType);
   }
 
