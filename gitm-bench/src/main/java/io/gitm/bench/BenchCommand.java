@@ -67,6 +67,14 @@ public final class BenchCommand implements ExtraCommand {
   @Option(names = "--scratch", paramLabel = "DIR", description = "gitm's store for the runs (default: GITM_SCRATCH).")
   Path scratch;
 
+  @Option(names = "--input", paramLabel = "PATH",
+      description = "Run the one workload of --workloads on this input, as gitm run --input does.")
+  Path input;
+
+  @Option(names = "--input-arg", paramLabel = "ARG",
+      description = "An argument to pass on with --input (repeatable), e.g. --input-arg=--symbols=AAPL,MSFT.")
+  List<String> inputArgs = new ArrayList<>();
+
   @Override
   public Integer call() throws IOException {
     CommandLine cl = spec.commandLine();
@@ -89,6 +97,13 @@ public final class BenchCommand implements ExtraCommand {
       if (!names.contains(n)) {
         throw new CommandLine.ParameterException(cl, "--workloads: unknown workload '" + n + "'; known: " + names);
       }
+    }
+    if (input != null && chosen.size() != 1) {
+      throw new CommandLine.ParameterException(cl, "--input is one workload's: name it alone with --workloads, e.g."
+          + " --workloads hft-lob");
+    }
+    if (input == null && !inputArgs.isEmpty()) {
+      throw new CommandLine.ParameterException(cl, "--input-arg needs --input PATH");
     }
     PrintWriter err = cl.getErr();
     StringBuilder md = new StringBuilder();
@@ -124,6 +139,10 @@ public final class BenchCommand implements ExtraCommand {
         "--device", device, "--json"));
     if (scratch != null) {
       args.addAll(List.of("--scratch", scratch.toString()));
+    }
+    if (input != null) {
+      args.addAll(List.of("--input", input.toString()));
+      args.addAll(inputArgs);
     }
     StringWriter o = new StringWriter();
     StringWriter e = new StringWriter();

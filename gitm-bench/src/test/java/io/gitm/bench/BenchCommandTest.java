@@ -49,4 +49,26 @@ class BenchCommandTest {
     assertThat(folder.code()).isEqualTo(Main.USAGE);
     assertThat(folder.err()).contains("no folder");
   }
+
+  @Test
+  void benchRunsTheOneWorkloadNamedOnTheUsersInput() throws Exception {
+    Path itch = dir.resolve("day.itch.gz");
+    io.gitm.workloads.hft.ItchSamples.write(itch, 3, 64, 40_000, true);
+    Result r = gitm("bench", "--workloads", "hft-lob", "--input", itch.toString(), "--input-arg=--symbols=" + symbol0(),
+        "--budget", "30s", "--device", "sim", "--scenarios", "0", "--scratch", dir.resolve("s").toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    try (var runs = Files.list(dir.resolve("s/runs"))) {
+      Path run = runs.findFirst().orElseThrow();
+      assertThat(Files.readString(run.resolve("input.json"))).contains("\"format\" : \"ITCH 5.0, gzip, 2-byte"
+          + " length prefixes\"").contains("\"instruments\" : 1");
+    }
+    Result two = gitm("bench", "--workloads", "hft-lob,af2", "--input", itch.toString(), "--scenarios", "0");
+    assertThat(two.code()).isEqualTo(Main.USAGE);
+    assertThat(two.err()).contains("--input is one workload's");
+  }
+
+  /** The first stock of a generated directory, as its generator names stocks. */
+  private static String symbol0() {
+    return "A";
+  }
 }
