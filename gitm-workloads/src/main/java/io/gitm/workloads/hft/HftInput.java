@@ -2,7 +2,6 @@ package io.gitm.workloads.hft;
 
 import io.gitm.workload.InputFingerprint;
 import io.gitm.workload.WorkloadInput;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -13,12 +12,8 @@ import java.util.Set;
 /**
  * hft-lob on a user's ITCH 5.0 file: the options that say how to read it, the file's scan (done once, when the
  * first session opens), and the sizes the books take from it.
- *
- * @param pick stock symbols to keep ({@code symbols=AAPL,MSFT}); empty keeps all
- * @param bookDepth price levels a side the books are declared to hold ({@code book-depth=N}), or 0: as the data
- *     needs
  */
-record HftInput(WorkloadInput in, Set<String> pick, int bookDepth, ItchInput[] scan) {
+final class HftInput {
   /** Options {@link #of} takes. */
   static final List<String> OPTIONS = List.of("symbols", "book-depth");
   static final List<String> FORMATS = List.of(
@@ -27,6 +22,20 @@ record HftInput(WorkloadInput in, Set<String> pick, int bookDepth, ItchInput[] s
           + " (refuse data that needs more than N price levels a side; default: as the data needs)");
   /** The most order-table slots a book may have (2^20), as {@link HftLobWorkload.Params} allows. */
   private static final int MAX_LOG_SLOTS = 20;
+
+  private final WorkloadInput in;
+  /** Stock symbols to keep ({@code symbols=AAPL,MSFT}); empty keeps all. */
+  private final Set<String> pick;
+  /** Price levels a side the books are declared to hold ({@code book-depth=N}), or 0: as the data needs. */
+  private final int bookDepth;
+  /** The file's scan, once made. */
+  private ItchInput scan;
+
+  private HftInput(WorkloadInput in, Set<String> pick, int bookDepth) {
+    this.in = in;
+    this.pick = pick;
+    this.bookDepth = bookDepth;
+  }
 
   static HftInput of(WorkloadInput in) {
     for (String k : in.options().keySet()) {
@@ -59,21 +68,21 @@ record HftInput(WorkloadInput in, Set<String> pick, int bookDepth, ItchInput[] s
         throw new IllegalArgumentException("hft-lob: book-depth must be a whole number 10..4096, got '" + d + "'");
       }
     }
-    return new HftInput(in, Set.copyOf(pick), depth, new ItchInput[1]);
+    return new HftInput(in, Set.copyOf(pick), depth);
   }
 
   /** The file's scan, done on the first call. */
   synchronized ItchInput scanned() {
-    if (scan[0] == null) {
-      scan[0] = ItchInput.scan(in.path(), pick);
+    if (scan == null) {
+      scan = ItchInput.scan(in.path(), pick);
     }
-    return scan[0];
+    return scan;
   }
 
   Optional<InputFingerprint> fingerprint() {
     ItchInput s;
     synchronized (this) {
-      s = scan[0];
+      s = scan;
     }
     if (s == null) {
       return Optional.empty();
@@ -121,17 +130,7 @@ record HftInput(WorkloadInput in, Set<String> pick, int bookDepth, ItchInput[] s
   }
 
   @Override
-  public boolean equals(Object o) {
-    return o instanceof HftInput h && h.in.equals(in) && h.pick.equals(pick) && h.bookDepth == bookDepth;
-  }
-
-  @Override
-  public int hashCode() {
-    return in.hashCode() * 31 + bookDepth;
-  }
-
-  @Override
   public String toString() {
-    return "HftInput[" + in + ", pick " + pick + ", book-depth " + bookDepth + ", scan " + Arrays.toString(scan) + "]";
+    return "HftInput[" + in + ", pick " + pick + ", book-depth " + bookDepth + "]";
   }
 }
