@@ -38,6 +38,14 @@ public interface Workload {
     return Optional.empty();
   }
 
+  /**
+   * What the output scored against the ground truth the user's input carried, over what sessions have output so far;
+   * empty when the input carries none (or scoring was turned off), for a generated dataset, or before any session.
+   */
+  default Optional<OutputScore> score() {
+    return Optional.empty();
+  }
+
   /** One prepared run of a workload. */
   interface Session extends AutoCloseable {
     /** Runs one iteration (e.g. one batch) and returns what it measured, timed on {@link Device#clock()}. */

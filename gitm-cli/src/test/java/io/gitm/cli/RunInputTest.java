@@ -20,18 +20,24 @@ class RunInputTest {
   @TempDir
   Path dir;
 
-  /** Writes an ITCH file with the Python writer; returns what it says it wrote. */
-  static Map<String, String> itch(Path out, String... args) throws IOException, InterruptedException {
-    Path script = Path.of("..", "gitm-workloads", "src", "test", "resources", "io", "gitm", "workloads", "hft",
-        "itch_gen.py").toAbsolutePath().normalize();
+  /** Runs gitm-workloads' Python writer {@code workload/name} on {@code out}; returns what it says it wrote. */
+  private static Map<String, String> python(String workload, String name, Path out, String... args)
+      throws IOException, InterruptedException {
+    Path script = Path.of("..", "gitm-workloads", "src", "test", "resources", "io", "gitm", "workloads", workload,
+        name).toAbsolutePath().normalize();
     List<String> cmd = new java.util.ArrayList<>(List.of("python3", script.toString(), out.toString()));
     cmd.addAll(List.of(args));
     Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor()).as("itch_gen.py (needs python3)").isZero();
+    assertThat(p.waitFor()).as("%s (needs python3)", name).isZero();
     Map<String, String> m = new HashMap<>();
     text.lines().map(l -> l.split(" ", 2)).forEach(kv -> m.put(kv[0], kv[1]));
     return m;
+  }
+
+  /** Writes an ITCH file with the Python writer; returns what it says it wrote. */
+  static Map<String, String> itch(Path out, String... args) throws IOException, InterruptedException {
+    return python("hft", "itch_gen.py", out, args);
   }
 
   @Test
@@ -54,6 +60,37 @@ class RunInputTest {
     assertThat(Files.readString(run.resolve("report.md"))).contains("| input | `" + f.toAbsolutePath() + "` (ITCH"
         + " 5.0, gzip");
     assertThat(Files.readString(run.resolve("report.html"))).contains(want.get("sha256"));
+  }
+
+  /** Writes a KITTI folder with gitm-workloads' kitti_gen.py (Python's struct, zlib and hashlib alone). */
+  static Map<String, String> kitti(Path out, String... args) throws IOException, InterruptedException {
+    return python("kitti", "kitti_gen.py", out, args);
+  }
+
+  @Test
+  void aKittiRunOnTheUsersLabelledFolderScoresItsDetectionsAndSaysWhatWeightsMadeThem() throws Exception {
+    Path root = dir.resolve("training");
+    Map<String, String> want = kitti(root, "--frames", "3", "--points", "3000");
+    CliResult r = SteppedRuns.run("run", "--workload", "kitti", "--input", root.toString(), "--budget", "30s",
+        "--target", "15%", "--device", "sim", "--max-iterations", "4", "--levers", "pinned-host-memory", "--scratch",
+        dir.resolve("s").toString(), "--json");
+    assertThat(r.code()).as(r.err()).isZero();
+    var out = Json.MAPPER.readTree(r.out());
+    Path run = Path.of(out.get("folder").asString());
+    var input = Json.MAPPER.readTree(run.resolve("input.json").toFile());
+    assertThat(input.get("sha256").asString()).isEqualTo(want.get("sha256"));
+    assertThat(input.get("found").get("frames").asInt()).isEqualTo(3);
+    assertThat(input.get("found").get("points").asLong()).isEqualTo(Long.parseLong(want.get("points")));
+    var score = Json.MAPPER.readTree(run.resolve("score.json").toFile());
+    assertThat(score.get("model").asString()).startsWith("seeded, untrained weights");
+    assertThat(score.get("rows").get(1).get("name").asString()).isEqualTo("Car moderate");
+    assertThat(score.get("rows").get(1).get("values").get(0).asLong())
+        .isEqualTo(Long.parseLong(want.get("gt.Car.moderate")));
+    assertThat(out.get("score").get("method").asString()).contains("over 3 of 3 labelled frames");
+    var report = Json.MAPPER.readTree(run.resolve("report.json").toFile());
+    assertThat(report.get("run").get("score")).isEqualTo(score);
+    assertThat(Files.readString(run.resolve("report.md"))).contains("## Output score")
+        .contains("**What produced the output:** seeded, untrained weights");
   }
 
   @Test
@@ -97,6 +134,7 @@ class RunInputTest {
     CliResult r = CliResult.run("run", "--help");
     assertThat(r.code()).isZero();
     assertThat(r.out()).contains("Workloads and their inputs (--input PATH):")
-        .contains("  hft-lob: an ITCH 5.0 file").contains("  af2: ").contains("  kitti: ");
+        .contains("  hft-lob: an ITCH 5.0 file").contains("  af2: ")
+        .contains("  kitti: a KITTI object-detection folder (velodyne/*.bin");
   }
 }

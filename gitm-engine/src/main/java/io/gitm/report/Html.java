@@ -148,6 +148,9 @@ final class Html {
     }
     h.append("</nav>\n</header>\n");
     summary(h, r, tags);
+    if (r.run().score() != null) {
+      ScoreTable.html(h, r.run().score(), tags);
+    }
     qualification(h, r, tags);
     claims(h, r, tags);
     section(h, "trials", "Trials", tags);
@@ -199,7 +202,7 @@ final class Html {
     return t;
   }
 
-  private static void section(StringBuilder h, String id, String title, String tags) {
+  static void section(StringBuilder h, String id, String title, String tags) {
     h.append("<section id=\"").append(id).append("\">\n<h2>").append(escape(title)).append(tags).append("</h2>\n");
   }
 

@@ -33,6 +33,9 @@ final class Markdown {
           + " measurement on real hardware.\n\n");
     }
     summary(s, r, tag);
+    if (r.run().score() != null) {
+      ScoreTable.markdown(s, r.run().score(), tag);
+    }
     qualification(s, r, tag);
     claims(s, r, tag);
     trials(s, r, tag);

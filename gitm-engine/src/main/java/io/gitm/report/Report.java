@@ -46,7 +46,7 @@ public record Report(int schemaVersion, Run run, List<PhaseUse> phases, Baseline
     List<Claim> claims, Charts charts, List<String> notes) {
 
   /** The version of the report schema this code writes and reads. */
-  public static final int SCHEMA_VERSION = 3;
+  public static final int SCHEMA_VERSION = 4;
 
   /** The confidence level of every interval in a report. */
   public static final double CONFIDENCE = 0.95;
@@ -183,13 +183,15 @@ public record Report(int schemaVersion, Run run, List<PhaseUse> phases, Baseline
    * @param target the improvement the run committed to, as a fraction ({@code 0.15} = 15%); {@code null} for none
    * @param endedAt when the report was written: the end of the run, or the moment it was interrupted
    * @param sample true for a hand-built report with invented figures (documentation, tests); labeled on every page
+   * @param input the user's input, or null for a generated dataset or a black-box job
+   * @param score the output scored against the input's ground truth, or null when it carries none
    */
   public record Run(String id, String workload, Device device, double budgetSeconds, Double target, Status status,
-      String gitmVersion, Instant startedAt, Instant endedAt, boolean sample, Input input) {
+      String gitmVersion, Instant startedAt, Instant endedAt, boolean sample, Input input, Score score) {
     /** A run on the workload's own (generated) dataset, or a black-box job. */
     public Run(String id, String workload, Device device, double budgetSeconds, Double target, Status status,
         String gitmVersion, Instant startedAt, Instant endedAt, boolean sample) {
-      this(id, workload, device, budgetSeconds, target, status, gitmVersion, startedAt, endedAt, sample, null);
+      this(id, workload, device, budgetSeconds, target, status, gitmVersion, startedAt, endedAt, sample, null, null);
     }
 
     public Run {
@@ -234,6 +236,37 @@ public record Report(int schemaVersion, Run run, List<PhaseUse> phases, Baseline
       StringBuilder b = new StringBuilder();
       found.forEach((k, v) -> b.append(b.isEmpty() ? "" : ", ").append(k).append(' ').append(v));
       return b.toString();
+    }
+  }
+
+  /**
+   * How good the output is against the ground truth the input carried (kitti's detections against {@code label_2}).
+   *
+   * @param method how the values were computed (the benchmark's procedure, the frames scored)
+   * @param model what produced the output, as the values must be read (e.g. seeded, untrained weights)
+   * @param columns the value columns' names
+   * @param rows one per thing scored, a value per column, null where undefined (nothing to score against)
+   */
+  public record Score(String method, String model, List<String> columns, List<ScoreRow> rows) {
+    public Score {
+      Check.text(method, "score method");
+      Check.text(model, "score model");
+      columns = List.copyOf(columns);
+      rows = List.copyOf(rows);
+      for (ScoreRow r : rows) {
+        if (r.values().size() != columns.size()) {
+          throw new IllegalArgumentException("score row '" + r.name() + "' has " + r.values().size()
+              + " values for " + columns.size() + " columns");
+        }
+      }
+    }
+  }
+
+  /** One thing scored: its name, and its value per column of the {@link Score} (null where undefined). */
+  public record ScoreRow(String name, List<Double> values) {
+    public ScoreRow {
+      Check.text(name, "score row name");
+      values = Collections.unmodifiableList(new java.util.ArrayList<>(values));
     }
   }
 

@@ -21,6 +21,7 @@ import io.gitm.trace.TraceRecord;
 import io.gitm.tracer.TraceWriter;
 import io.gitm.workload.ExecutionConfig;
 import io.gitm.workload.InputFingerprint;
+import io.gitm.workload.OutputScore;
 import io.gitm.workload.Workload;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -134,6 +135,11 @@ public final class ManagedTarget implements RunTarget {
   @Override
   public Optional<InputFingerprint> input() {
     return workload.input();
+  }
+
+  @Override
+  public Optional<OutputScore> score() {
+    return workload.score();
   }
 
   @Override

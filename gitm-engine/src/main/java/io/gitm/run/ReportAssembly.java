@@ -20,6 +20,7 @@ import io.gitm.trace.KernelRecord;
 import io.gitm.trace.StateField;
 import io.gitm.trace.StateSample;
 import io.gitm.trace.TraceRecord;
+import io.gitm.workload.OutputScore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -62,7 +63,7 @@ final class ReportAssembly {
     Report.Run run = new Report.Run(p.run().id(), workload, device, e.plan().budget().duration().toMillis() / 1000.0,
         req.target().fraction(), e.status(), req.gitmVersion(), e.started(), e.ended(), false,
         req.job().input().map(i -> new Report.Input(i.path(), i.sha256(), i.bytes(), i.format(), i.found()))
-            .orElse(null));
+            .orElse(null), req.job().score().map(ReportAssembly::score).orElse(null));
     Report.Metric metric = new Report.Metric(higherIsBetter ? "throughput" : "time", b.metric(), higherIsBetter);
     Report.Baseline baseline = new Report.Baseline(metric, b.throughput(), b.latency().p50(), b.latency().p99(),
         b.iterations());
@@ -82,6 +83,11 @@ final class ReportAssembly {
         ReportBreakdowns.of(trace, o.analysis().hypotheses()));
     return new Report(Report.SCHEMA_VERSION, run, phases(e), baseline, outcome, qualification(o), violations(o),
         hypotheses(o), tried.trials(), tried.claims(), charts, notes);
+  }
+
+  private static Report.Score score(OutputScore s) {
+    return new Report.Score(s.method(), s.model(), s.columns(),
+        s.rows().stream().map(r -> new Report.ScoreRow(r.name(), r.values())).toList());
   }
 
   /** The set-up before the phases (when there was any), then the five phases, each planned against used time. */

@@ -20,6 +20,8 @@ import java.util.Map;
 final class ReportStep {
   /** The journal entry that closes a run stopped from outside, which a resume continues (an ended run it refuses). */
   static final String INTERRUPTED = "interrupted";
+  /** The output scored against the ground truth the user's input carried, as the report holds it. */
+  static final String SCORE = "score.json";
 
   private ReportStep() {}
 
@@ -49,6 +51,9 @@ final class ReportStep {
       Report report = ReportAssembly.build(req, p, o.outcome(), after, new ReportAssembly.Ending(status, started,
           log.journal().now(), clock.plan(), log.used(), notes));
       Reports.write(p.run().dir(), report);
+      if (report.run().score() != null) {
+        p.run().writeJson(SCORE, report.run().score());
+      }
       brief = summary(req, clock, p.baseline(), o.outcome(), status);
       p.run().writeJson("outcome.json", brief);
     } catch (IOException | RuntimeException e) {
@@ -134,6 +139,7 @@ final class ReportStep {
       base.put("output", out);
     }
     doc.put("baseline", base);
+    req.job().score().ifPresent(sc -> doc.put("score", sc));
     doc.put("elapsedSeconds", clock.elapsedSeconds());
     doc.put("overrunSeconds", clock.overrunSeconds());
     if (o != null) {

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import io.gitm.workload.InputFingerprint;
+import io.gitm.workload.OutputScore;
 
 /**
  * What a run optimizes: a managed workload that gitm runs in its own process on a device it opens
@@ -48,6 +49,11 @@ public sealed interface RunTarget extends AutoCloseable permits ManagedTarget, P
 
   /** The user's input the job runs on, once set up ({@code --input}); empty for a generated dataset. */
   default Optional<InputFingerprint> input() {
+    return Optional.empty();
+  }
+
+  /** The output scored against the ground truth the user's input carried, so far; empty when it carries none. */
+  default Optional<OutputScore> score() {
     return Optional.empty();
   }
 

@@ -52,7 +52,8 @@ class HtmlReportTest {
   @Test
   void hostileNamesAddNoElementAndNoAttribute() throws Exception {
     Document hostile = dom(Reports.html(SampleReports.hostile()));
-    Document plain = dom(Reports.html(SampleReports.build(java.util.function.UnaryOperator.identity(), false)));
+    Document plain = dom(Reports.html(SampleReports.build(java.util.function.UnaryOperator.identity(), false,
+        SampleReports.score(java.util.function.UnaryOperator.identity()))));
     assertThat(tags(hostile)).doesNotContain("script", "img", "iframe", "object", "embed", "link", "foreignobject")
         .isEqualTo(tags(plain));
     assertThat(hostile.getElementsByTagName("*").getLength()).isEqualTo(plain.getElementsByTagName("*").getLength());

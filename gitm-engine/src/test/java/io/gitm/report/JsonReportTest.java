@@ -67,7 +67,7 @@ class JsonReportTest {
     ObjectNode j = (ObjectNode) MAPPER.readTree(Reports.json(SampleReports.sample()));
     j.put("schemaVersion", 1);
     assertThatThrownBy(() -> Reports.fromJson(j.toString())).isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("not a valid gitm report: report schema version 1 is not the one this gitm reads (3)");
+        .hasMessage("not a valid gitm report: report schema version 1 is not the one this gitm reads (4)");
   }
 
   @Test
@@ -114,6 +114,7 @@ class JsonReportTest {
     String schema = Files.readString(doc);
     Set<String> names = new TreeSet<>();
     fields(MAPPER.readTree(Reports.json(SampleReports.sample())), "", names, false);
+    fields(MAPPER.readTree(Reports.json(SampleReports.scored())), "", names, false);
     assertThat(names).hasSizeGreaterThan(60);
     for (String name : names) {
       assertThat(schema).as("docs/report-schema.md documents `%s`", name).contains("`" + name + "`");

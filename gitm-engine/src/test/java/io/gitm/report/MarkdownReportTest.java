@@ -156,7 +156,8 @@ class MarkdownReportTest {
     Node doc = parse(Reports.markdown(SampleReports.hostile()));
     java.util.Map<String, Integer> hostile = markup(doc);
     java.util.Map<String, Integer> plain = markup(parse(Reports.markdown(
-        SampleReports.build(java.util.function.UnaryOperator.identity(), false))));
+        SampleReports.build(java.util.function.UnaryOperator.identity(), false,
+        SampleReports.score(java.util.function.UnaryOperator.identity())))));
     assertThat(hostile).doesNotContainKeys("inline HTML", "HTML block", "link");
     assertThat(hostile.get("emphasis")).isEqualTo(plain.get("emphasis"));
     assertThat(hostile.get("strong")).isEqualTo(plain.get("strong"));
@@ -227,6 +228,18 @@ class MarkdownReportTest {
         .contains("| 6 | `copy-compute-overlap` | A | +3.0% ± 1.8% | not measured | – | rolled back |")
         .contains("| apply | 40.0 s | 52.3 s | 12.3 s |")
         .contains("The run kept within its budget of 2 min 00 s");
+  }
+
+  @Test
+  void aScoredRunShowsItsScoreTableBesideWhatProducedTheOutputAndNaWhereUndefined() {
+    String md = Reports.markdown(SampleReports.scored());
+    assertThat(md).contains("KITTI object benchmark AP over 3 of 3 labelled frames")
+        .contains("**What produced the output:** seeded, untrained weights")
+        .contains("| | objects | BEV AP R40 |").contains("| Car easy | 4 | 12.50 |")
+        .contains("| Cyclist hard | 0 | n/a |");
+    assertThat(md.indexOf("## Output score")).isGreaterThan(md.indexOf("## Summary"))
+        .isLessThan(md.indexOf("## Qualification"));
+    assertThat(Reports.markdown(SampleReports.sample())).doesNotContain("Output score");
   }
 
   @Test

@@ -64,7 +64,8 @@ final class SampleReports {
    * simulated device.
    */
   static Report hostile() {
-    return build(s -> HOSTILE.get(Math.floorMod(s.hashCode(), HOSTILE.size())) + " " + s, false);
+    UnaryOperator<String> n = s -> HOSTILE.get(Math.floorMod(s.hashCode(), HOSTILE.size())) + " " + s;
+    return build(n, false, score(n));
   }
 
   /** A run interrupted right after the profile phase: no qualification, trials, claims, charts or telemetry. */
@@ -99,13 +100,30 @@ final class SampleReports {
     return m;
   }
 
+  /** The sample with an (invented) output score, as a run on a labelled input has one. */
+  static Report scored() {
+    return build(UnaryOperator.identity(), true, score(UnaryOperator.identity()));
+  }
+
+  /** An invented score: two rows, one of them undefined in a column. */
+  static Report.Score score(UnaryOperator<String> n) {
+    return new Report.Score(n.apply("KITTI object benchmark AP over 3 of 3 labelled frames"),
+        n.apply("seeded, untrained weights"), List.of(n.apply("objects"), n.apply("BEV AP R40")),
+        List.of(new Report.ScoreRow(n.apply("Car easy"), List.of(4.0, 12.5)),
+            new Report.ScoreRow(n.apply("Cyclist hard"), java.util.Arrays.asList(0.0, null))));
+  }
+
   static Report build(UnaryOperator<String> n, boolean sample) {
+    return build(n, sample, null);
+  }
+
+  static Report build(UnaryOperator<String> n, boolean sample, Report.Score score) {
     Run run = new Run(n.apply("20261130-004942-hft-lob-d202"), n.apply("hft-lob"),
         new Device(n.apply("Simulated NVIDIA H200 (preset h200)"), "sim", n.apply("h200"), DeviceKind.SIMULATED),
         120, 0.15, Status.TARGET_NOT_REACHABLE, "0.1.0-SNAPSHOT", START, START.plusMillis(100_900), sample,
         new Report.Input(n.apply("/data/itch/20191230.BX_ITCH_50.gz"),
             "5e884898da28047151d0e56f8dc6292773603d0d6aabbdd62a11ef721d1542d8", 1_234_567_890L,
-            n.apply("ITCH 5.0, gzip, 2-byte length prefixes"), sampleFound(n)));
+            n.apply("ITCH 5.0, gzip, 2-byte length prefixes"), sampleFound(n)), score);
 
     List<PhaseUse> phases = List.of(new PhaseUse("profile", 10, 9.6), new PhaseUse("attribute", 20, 14.2),
         new PhaseUse("rank", 30, 21.7), new PhaseUse("apply", 40, 52.3), new PhaseUse("report", 20, 3.1));

@@ -62,6 +62,11 @@ public final class SteppedWorkload implements Workload {
   }
 
   @Override
+  public java.util.Optional<io.gitm.workload.OutputScore> score() {
+    return workload.score();
+  }
+
+  @Override
   public Session open(Device device, ExecutionConfig config, Path dataDir) {
     Session s = workload.open(device, config, dataDir);
     if (!opened.getAndSet(true)) {

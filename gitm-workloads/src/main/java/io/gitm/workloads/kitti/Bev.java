@@ -26,6 +26,17 @@ final class Bev {
    */
   static float iou(float ax, float ay, float al, float aw, float ayaw, float bx, float by, float bl, float bw,
       float byaw) {
+    float inter = intersection(ax, ay, al, aw, ayaw, bx, by, bl, bw, byaw);
+    float union = al * aw + bl * bw - inter;
+    return union <= 0f ? 0f : inter / union;
+  }
+
+  /**
+   * Area of the intersection of two footprints given as (x, y, l, w, yaw), by Sutherland–Hodgman clipping; 0 when
+   * their circumscribed circles are apart.
+   */
+  static float intersection(float ax, float ay, float al, float aw, float ayaw, float bx, float by, float bl, float bw,
+      float byaw) {
     float ra = 0.5f * (float) Math.sqrt(al * al + aw * aw);
     float rb = 0.5f * (float) Math.sqrt(bl * bl + bw * bw);
     float ddx = ax - bx;
@@ -76,8 +87,6 @@ final class Bev {
       int j = (i + 1) % n;
       inter += poly[2 * i] * poly[2 * j + 1] - poly[2 * j] * poly[2 * i + 1];
     }
-    inter = Math.abs(inter) * 0.5f;
-    float union = al * aw + bl * bw - inter;
-    return union <= 0f ? 0f : inter / union;
+    return Math.abs(inter) * 0.5f;
   }
 }

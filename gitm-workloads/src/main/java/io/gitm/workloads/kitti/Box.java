@@ -21,11 +21,17 @@ record Box(int cls, float x, float y, float z, float l, float w, float h, float 
     return out;
   }
 
+  /** {@link #label(Calibration, int, int, int)} for KITTI's usual 1242×375 image. */
+  Label label(Calibration calib, int occluded) {
+    return label(calib, occluded, KittiInput.IMAGE_WIDTH, KittiInput.IMAGE_HEIGHT);
+  }
+
   /**
    * The box as a KITTI label under {@code calib}: location its bottom centre in rectified camera coordinates,
-   * {@code rotation_y = -yaw - π/2}, the 2D box the projection of its corners clipped to a 1242×375 image.
+   * {@code rotation_y = -yaw - π/2}, the 2D box the projection of its corners clipped to a {@code width}×{@code
+   * height} image (0 0 0 0 when a corner lies behind the camera: too low to count at any of KITTI's difficulties).
    */
-  Label label(Calibration calib, int occluded) {
+  Label label(Calibration calib, int occluded, int width, int height) {
     double[] loc = calib.veloToRect(x, y, z - h / 2.0);
     double ry = Label.wrap(-yaw - Math.PI / 2);
     double alpha = Label.wrap(ry - Math.atan2(loc[0], loc[2]));
@@ -45,7 +51,7 @@ record Box(int cls, float x, float y, float z, float l, float w, float h, float 
       v1 = Math.max(v1, p[1]);
     }
     double[] bbox = behind ? new double[] {0, 0, 0, 0}
-        : new double[] {clamp(u0, 1241), clamp(v0, 374), clamp(u1, 1241), clamp(v1, 374)};
+        : new double[] {clamp(u0, width - 1), clamp(v0, height - 1), clamp(u1, width - 1), clamp(v1, height - 1)};
     double area = (u1 - u0) * (v1 - v0);
     double truncated = behind || area <= 0 ? 1
         : Math.max(0, Math.min(1, 1 - (bbox[2] - bbox[0]) * (bbox[3] - bbox[1]) / area));

@@ -33,15 +33,20 @@ record Detections(int[] anchors, float[] boxes) {
         boxes[o + 6], boxes[o + 7]);
   }
 
-  /**
-   * The detections as lines of a KITTI result file (labels with a 16th field, the score; occlusion -1, unknown), so
-   * that they can be scored against the generated labels with KITTI's tools.
-   */
+  /** {@link #labels(Calibration, int, int)} for KITTI's usual 1242×375 image. */
   List<Label> labels(Calibration calib) {
+    return labels(calib, KittiInput.IMAGE_WIDTH, KittiInput.IMAGE_HEIGHT);
+  }
+
+  /**
+   * The detections as lines of a KITTI result file (labels with a 16th field, the score; occlusion -1, unknown), their
+   * 2D boxes clipped to a {@code width}×{@code height} image, so that they can be scored against the frame's labels.
+   */
+  List<Label> labels(Calibration calib, int width, int height) {
     List<Label> out = new ArrayList<>();
     for (int k = 0; k < anchors.length; k++) {
       Box b = box(k);
-      Label l = b.label(calib, -1);
+      Label l = b.label(calib, -1, width, height);
       out.add(new Label(l.type(), l.truncated(), l.occluded(), l.alpha(), l.bbox(), l.h(), l.w(), l.l(), l.x(), l.y(),
           l.z(), l.rotationY(), b.score()));
     }

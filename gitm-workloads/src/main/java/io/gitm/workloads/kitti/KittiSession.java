@@ -28,6 +28,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.BiConsumer;
 
 /**
  * One run of kitti on a device under an {@link ExecutionConfig}. Each step is one frame (the dataset's frames in turn):
@@ -49,7 +50,8 @@ final class KittiSession implements Workload.Session {
   private final Ticker clock;
   private final KittiWorkload.Params p;
   private final KittiWeights weights;
-  private final List<Scan> scans;
+  private final Frames scans;
+  private final BiConsumer<Integer, Detections> sink;
   private final Grid grid;
   private final int capacity;
   private final int nx;
@@ -123,16 +125,21 @@ final class KittiSession implements Workload.Session {
     }
   }
 
-  KittiSession(Device device, ExecutionConfig cfg, KittiWorkload.Params p, KittiWeights weights, List<Scan> scans) {
+  /**
+   * @param sink told each frame's detections when the session closes (the user's input scores them), or null
+   */
+  KittiSession(Device device, ExecutionConfig cfg, KittiWorkload.Params p, KittiWeights weights, Frames scans,
+      BiConsumer<Integer, Detections> sink) {
     check(cfg);
+    this.sink = sink;
     this.device = device;
     this.cfg = cfg;
     this.clock = device.clock();
     this.p = p;
     this.weights = weights;
-    this.scans = List.copyOf(scans);
+    this.scans = scans;
     this.grid = p.grid();
-    this.capacity = Math.max(1, scans.stream().mapToInt(Scan::points).max().orElse(1));
+    this.capacity = Math.max(1, scans.maxPoints());
     this.nx = grid.nx();
     this.ny = grid.ny();
     this.cells = nx * ny;
@@ -315,7 +322,7 @@ final class KittiSession implements Workload.Session {
 
   /** Writes frame {@code f}'s points into staging buffer {@code slot}, padded to the capacity with NaN points. */
   private void stage(int f, int slot) {
-    float[] v = scans.get(f).xyzr();
+    float[] v = scans.scan(f).xyzr();
     var b = staging[slot].buffer().order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
     b.put(v);
     while (b.hasRemaining()) {
@@ -559,7 +566,13 @@ final class KittiSession implements Workload.Session {
       return;
     }
     closed = true;
-    release();
+    try {
+      if (sink != null) {
+        lastOutput.forEach((f, out) -> sink.accept(f, Detections.of(out)));
+      }
+    } finally {
+      release();
+    }
   }
 
   private void release() {

@@ -2,8 +2,11 @@ package io.gitm.workloads.kitti;
 
 import io.gitm.device.Device;
 import io.gitm.workload.ExecutionConfig;
+import io.gitm.workload.InputFingerprint;
 import io.gitm.workload.Knob;
+import io.gitm.workload.OutputScore;
 import io.gitm.workload.Workload;
+import io.gitm.workload.WorkloadInput;
 import io.gitm.workload.WorkloadSpec;
 import io.gitm.workloads.kit.DeviceDefaults;
 import io.gitm.workloads.kit.Settings;
@@ -11,6 +14,7 @@ import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -107,14 +111,42 @@ public final class KittiWorkload implements Workload {
   }
 
   private final DeviceDefaults<Params> params;
+  /** The user's input, or null for the generated frames. */
+  private final KittiInput input;
 
   /** The device's defaults, changed by the settings in system property {@value #PROPERTY} when set. */
   public KittiWorkload() {
-    this.params = DeviceDefaults.fromProperty(PROPERTY, Params::simulated, Params::h200, Params::parse);
+    this(DeviceDefaults.fromProperty(PROPERTY, Params::simulated, Params::h200, Params::parse), null);
   }
 
   public KittiWorkload(Params params) {
-    this.params = DeviceDefaults.fixed(params, "kitti");
+    this(DeviceDefaults.fixed(params, "kitti"), null);
+  }
+
+  private KittiWorkload(DeviceDefaults<Params> params, KittiInput input) {
+    this.params = params;
+    this.input = input;
+  }
+
+  @Override
+  public Workload withInput(WorkloadInput in) {
+    return new KittiWorkload(params, KittiInput.of(in));
+  }
+
+  @Override
+  public List<String> inputFormats() {
+    return KittiInput.FORMATS;
+  }
+
+  @Override
+  public Optional<InputFingerprint> input() {
+    return input == null ? Optional.empty() : input.fingerprint();
+  }
+
+  /** The detections scored against the input's {@code label_2}, once a session has run on them. */
+  @Override
+  public Optional<OutputScore> score() {
+    return input == null ? Optional.empty() : input.score();
   }
 
   /** The parameters a session on {@code device} runs with. */
@@ -142,7 +174,13 @@ public final class KittiWorkload implements Workload {
       throw new IllegalArgumentException("kitti: open needs a device and a data directory (datasets/edge/)");
     }
     Params p = params(device);
+    KittiWeights weights = KittiWeights.seeded(p.channels(), p.weightSeed());
+    if (input != null) {
+      Frames frames = input.frames();
+      input.model(p);
+      return new KittiSession(device, config, p, weights, frames, input::saw);
+    }
     List<Scan> scans = KittiDataset.load(dataDir, p.generator(), p.frames());
-    return new KittiSession(device, config, p, KittiWeights.seeded(p.channels(), p.weightSeed()), scans);
+    return new KittiSession(device, config, p, weights, Frames.of(scans), null);
   }
 }

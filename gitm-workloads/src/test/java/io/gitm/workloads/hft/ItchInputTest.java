@@ -4,19 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gitm.workload.ExecutionConfig;
+import io.gitm.workloads.kit.PythonWriter;
 import io.gitm.workload.InputFingerprint;
 import io.gitm.workload.OutputDigest;
 import io.gitm.workload.Workload;
 import io.gitm.workload.WorkloadInput;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.URISyntaxException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -35,28 +31,7 @@ class ItchInputTest {
 
   /** Runs itch_gen.py; returns its "key value" lines. */
   static Map<String, String> python(Path out, String... args) throws IOException, InterruptedException {
-    Path script;
-    try {
-      script = Path.of(ItchInputTest.class.getResource("itch_gen.py").toURI());
-    } catch (URISyntaxException e) {
-      throw new IllegalStateException(e);
-    }
-    List<String> cmd = new ArrayList<>(List.of("python3", script.toString(), out.toString()));
-    cmd.addAll(List.of(args));
-    Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    String text;
-    try (InputStream in = p.getInputStream()) {
-      text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
-    assertThat(p.waitFor()).as("itch_gen.py (python3 is needed for this test)").isZero();
-    Map<String, String> m = new HashMap<>();
-    for (String line : text.split("\n")) {
-      if (!line.isBlank()) {
-        String[] kv = line.split(" ", 2);
-        m.put(kv[0], kv[1]);
-      }
-    }
-    return m;
+    return PythonWriter.write(ItchInputTest.class, "itch_gen.py", out, args);
   }
 
   private static long n(Map<String, String> m, String k) {
