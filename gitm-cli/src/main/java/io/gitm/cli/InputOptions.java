@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
 final class InputOptions {
   @Option(names = "--input", paramLabel = "PATH",
       description = "Run the workload on this input instead of its generated dataset (formats per workload: see"
-          + " gitm run --help, docs/hft-lob.md).")
+          + " gitm run --help, docs/hft-lob.md, docs/kitti.md, docs/af2.md).")
   Path input;
 
   @Option(names = "--symbols", paramLabel = "SYM,...", split = ",",
@@ -25,6 +25,11 @@ final class InputOptions {
       description = "hft-lob with --input: the price levels a side the books hold; data that needs more is refused"
           + " naming where (default: as many as the data needs).")
   Integer bookDepth;
+
+  @Option(names = "--max-msa", paramLabel = "N",
+      description = "af2 with --input: the merged alignment's rows the model is given (default: the device's"
+          + " preset, 512 on a GPU).")
+  Integer maxMsa;
 
   @Option(names = "--input-option", paramLabel = "KEY=VALUE",
       description = "A workload's own option for reading --input (repeatable).")
@@ -38,6 +43,9 @@ final class InputOptions {
     }
     if (bookDepth != null) {
       o.put("book-depth", bookDepth.toString());
+    }
+    if (maxMsa != null) {
+      o.put("max-msa", maxMsa.toString());
     }
     return o;
   }
@@ -56,6 +64,7 @@ final class InputOptions {
     input = in == null ? null : Path.of(in.toString());
     symbols = null;
     bookDepth = null;
+    maxMsa = null;
     options = new LinkedHashMap<>();
     if (journaled.get("input-options") instanceof Map<?, ?> o) {
       o.forEach((k, v) -> options.put(k.toString(), v.toString()));
@@ -63,14 +72,15 @@ final class InputOptions {
   }
 
   boolean given() {
-    return input != null || symbols != null || bookDepth != null || !options.isEmpty();
+    return input != null || symbols != null || bookDepth != null || maxMsa != null || !options.isEmpty();
   }
 
   /** {@code w} on the input given, or {@code w} itself when none was. */
   Workload apply(CommandLine cl, Workload w) {
     if (input == null) {
       if (given()) {
-        throw new CommandLine.ParameterException(cl, "--symbols, --book-depth and --input-option need --input PATH");
+        throw new CommandLine.ParameterException(cl, "--symbols, --book-depth, --max-msa and --input-option need"
+            + " --input PATH");
       }
       return w;
     }

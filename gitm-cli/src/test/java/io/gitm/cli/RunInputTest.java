@@ -40,14 +40,22 @@ class RunInputTest {
     return python("hft", "itch_gen.py", out, args);
   }
 
+  /** {@code gitm run} on the simulated device, four iterations of one lever, {@code --json}; it must succeed. */
+  private CliResult run(String... workloadAndInput) {
+    List<String> args = new java.util.ArrayList<>(List.of("run"));
+    args.addAll(List.of(workloadAndInput));
+    args.addAll(List.of("--budget", "30s", "--target", "15%", "--device", "sim", "--max-iterations", "4", "--levers",
+        "pinned-host-memory", "--scratch", dir.resolve("s").toString(), "--json"));
+    CliResult r = SteppedRuns.run(args.toArray(String[]::new));
+    assertThat(r.code()).as(r.err()).isZero();
+    return r;
+  }
+
   @Test
   void aRunOnTheUsersGzippedItchFileFingerprintsItInTheRunFolderAndTheReport() throws Exception {
     Path f = dir.resolve("day.itch.gz");
     Map<String, String> want = itch(f, "--gzip", "--pick", "AAPL,SPY");
-    CliResult r = SteppedRuns.run("run", "--workload", "hft-lob", "--input", f.toString(), "--symbols", "AAPL,SPY",
-        "--budget", "30s", "--target", "15%", "--device", "sim", "--max-iterations", "4", "--levers",
-        "pinned-host-memory", "--scratch", dir.resolve("s").toString(), "--json");
-    assertThat(r.code()).as(r.err()).isZero();
+    CliResult r = run("--workload", "hft-lob", "--input", f.toString(), "--symbols", "AAPL,SPY");
     Path run = Path.of(Json.MAPPER.readTree(r.out()).get("folder").asString());
     var input = Json.MAPPER.readTree(run.resolve("input.json").toFile());
     assertThat(input.get("sha256").asString()).isEqualTo(want.get("sha256"));
@@ -71,10 +79,7 @@ class RunInputTest {
   void aKittiRunOnTheUsersLabelledFolderScoresItsDetectionsAndSaysWhatWeightsMadeThem() throws Exception {
     Path root = dir.resolve("training");
     Map<String, String> want = kitti(root, "--frames", "3", "--points", "3000");
-    CliResult r = SteppedRuns.run("run", "--workload", "kitti", "--input", root.toString(), "--budget", "30s",
-        "--target", "15%", "--device", "sim", "--max-iterations", "4", "--levers", "pinned-host-memory", "--scratch",
-        dir.resolve("s").toString(), "--json");
-    assertThat(r.code()).as(r.err()).isZero();
+    CliResult r = run("--workload", "kitti", "--input", root.toString());
     var out = Json.MAPPER.readTree(r.out());
     Path run = Path.of(out.get("folder").asString());
     var input = Json.MAPPER.readTree(run.resolve("input.json").toFile());
@@ -94,13 +99,9 @@ class RunInputTest {
   }
 
   @Test
-  void aWorkloadThatTakesNoInputOrOptionsWithoutAnInputAreUsageErrors() throws Exception {
+  void optionsWithoutAnInputAMissingInputAndAnUnknownOptionAreUsageErrors() throws Exception {
     Path f = dir.resolve("day.itch");
     itch(f);
-    CliResult af2 = CliResult.run("run", "--workload", "af2", "--input", f.toString(), "--budget", "30s", "--target",
-        "15%", "--scratch", dir.toString());
-    assertThat(af2.code()).isEqualTo(Main.USAGE);
-    assertThat(af2.errorLine()).isEqualTo("gitm: af2 takes no --input");
     CliResult symbols = CliResult.run("run", "--workload", "hft-lob", "--symbols", "AAPL", "--budget", "30s",
         "--target", "15%", "--scratch", dir.toString());
     assertThat(symbols.code()).isEqualTo(Main.USAGE);
@@ -130,11 +131,34 @@ class RunInputTest {
   }
 
   @Test
+  void anAf2RunOnTheUsersAlphaFoldTargetWritesItsFeaturesAndGivesTheModelMaxMsaRows() throws Exception {
+    Path target = dir.resolve("T1000");
+    Map<String, String> want = python("af2", "af2_gen.py", target, "--residues", "40", "--mgnify", "30");
+    CliResult r = run("--workload", "af2", "--input", target.toString(), "--max-msa", "8");
+    Path run = Path.of(Json.MAPPER.readTree(r.out()).get("folder").asString());
+    var input = Json.MAPPER.readTree(run.resolve("input.json").toFile());
+    assertThat(input.get("sha256").asString()).isEqualTo(want.get("sha256"));
+    assertThat(input.get("found").get("alignments").asInt()).isEqualTo(Integer.parseInt(want.get("alignments")));
+    assertThat(input.get("found").get("templates").asInt()).isEqualTo(3);
+    assertThat(input.get("found").get("rowsToModel").asInt()).isEqualTo(8);
+    Path features = Path.of(input.get("found").get("features").asString());
+    assertThat(features.resolve("msa.npy")).isRegularFile();
+    assertThat(features.resolve("deletion_matrix_int.npy")).isRegularFile();
+    assertThat(Files.readString(run.resolve("report.md"))).contains("| input | `" + target.toAbsolutePath()
+        + "` (AlphaFold target (msas/bfd\\_uniref\\_hits.a3m");
+    CliResult wrong = CliResult.run("run", "--workload", "af2", "--input", target.resolve("msas/pdb_hits.hhr")
+        .toString(), "--budget", "30s", "--target", "15%", "--device", "sim", "--scratch", dir.resolve("w")
+        .toString());
+    assertThat(wrong.code()).isEqualTo(1);
+    assertThat(wrong.errorLine()).contains("holds template hits, not an alignment");
+  }
+
+  @Test
   void runHelpListsEveryWorkloadWithTheInputsItReads() {
     CliResult r = CliResult.run("run", "--help");
     assertThat(r.code()).isZero();
     assertThat(r.out()).contains("Workloads and their inputs (--input PATH):")
-        .contains("  hft-lob: an ITCH 5.0 file").contains("  af2: ")
+        .contains("  hft-lob: an ITCH 5.0 file").contains("  af2: an AlphaFold target folder (msas/")
         .contains("  kitti: a KITTI object-detection folder (velodyne/*.bin");
   }
 }

@@ -2,8 +2,10 @@ package io.gitm.workloads.af2;
 
 import io.gitm.device.Device;
 import io.gitm.workload.ExecutionConfig;
+import io.gitm.workload.InputFingerprint;
 import io.gitm.workload.Knob;
 import io.gitm.workload.Workload;
+import io.gitm.workload.WorkloadInput;
 import io.gitm.workload.WorkloadSpec;
 import io.gitm.workloads.kit.DeviceDefaults;
 import java.nio.file.Path;
@@ -11,6 +13,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -112,6 +115,8 @@ public final class Af2Workload implements Workload {
   }
 
   private final DeviceDefaults<Params> params;
+  /** The user's target, or null for the generated alignment (or {@link Params#input}). */
+  private final Af2Input input;
   private Weights weights;
   private Params weightsFor;
 
@@ -120,11 +125,31 @@ public final class Af2Workload implements Workload {
    * simulated device), changed by the settings in system property {@value #PROPERTY} when set.
    */
   public Af2Workload() {
-    this.params = DeviceDefaults.fromProperty(PROPERTY, Params::simulated, Params::h200, Params::parse);
+    this(DeviceDefaults.fromProperty(PROPERTY, Params::simulated, Params::h200, Params::parse), null);
   }
 
   public Af2Workload(Params params) {
-    this.params = DeviceDefaults.fixed(params, "af2");
+    this(DeviceDefaults.fixed(params, "af2"), null);
+  }
+
+  private Af2Workload(DeviceDefaults<Params> params, Af2Input input) {
+    this.params = params;
+    this.input = input;
+  }
+
+  @Override
+  public Workload withInput(WorkloadInput in) {
+    return new Af2Workload(params, Af2Input.of(in));
+  }
+
+  @Override
+  public List<String> inputFormats() {
+    return Af2Input.FORMATS;
+  }
+
+  @Override
+  public Optional<InputFingerprint> input() {
+    return input == null ? Optional.empty() : input.fingerprint();
   }
 
   /** The parameters a session on {@code device} runs with. */
@@ -153,6 +178,9 @@ public final class Af2Workload implements Workload {
       throw new IllegalArgumentException("af2: open needs a device and a data directory (datasets/biotech/)");
     }
     Params p = params(device);
+    if (input != null) {
+      return new Af2Session(device, config, weights(p), input.modelFeatures(dataDir, p.nSeq()), p.chunkRows(), false);
+    }
     Msa msa = Af2Dataset.load(dataDir, p.inputName(), p.input() != null ? null
         : () -> new MsaGenerator(p.seed(), p.nRes(), p.nSeq()).generate());
     return new Af2Session(device, config, weights(p), msa.features(p.nSeq()), p.chunkRows(), false);

@@ -2,6 +2,7 @@ package io.gitm.workloads.hft;
 
 import io.gitm.workload.InputFingerprint;
 import io.gitm.workload.WorkloadInput;
+import io.gitm.workloads.kit.Settings;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -38,12 +39,7 @@ final class HftInput {
   }
 
   static HftInput of(WorkloadInput in) {
-    for (String k : in.options().keySet()) {
-      if (!OPTIONS.contains(k)) {
-        throw new IllegalArgumentException("hft-lob: unknown input option '" + k + "'; it takes " + String.join(", ",
-            OPTIONS));
-      }
-    }
+    Settings.checkInputOptions(in.options(), "hft-lob", OPTIONS);
     Set<String> pick = new LinkedHashSet<>();
     String symbols = in.options().get("symbols");
     if (symbols != null) {

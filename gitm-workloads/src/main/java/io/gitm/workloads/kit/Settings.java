@@ -10,6 +10,19 @@ public final class Settings {
   }
 
   /**
+   * Refuses an input option ({@code --input-option KEY=VALUE}) that is not one of {@code known}, naming it and the
+   * known ones, in {@code workload}'s name.
+   */
+  public static void checkInputOptions(Map<String, String> options, String workload, List<String> known) {
+    for (String k : options.keySet()) {
+      if (!known.contains(k)) {
+        throw new IllegalArgumentException(workload + ": unknown input option '" + k + "'; it takes " + String.join(
+            ", ", known));
+      }
+    }
+  }
+
+  /**
    * The pairs of {@code spec} in order, blanks between commas skipped; refuses a part without a key, an unknown key
    * and a key given twice. Messages start with {@code workload + " settings: "}.
    */

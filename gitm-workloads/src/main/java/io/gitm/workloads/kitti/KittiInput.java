@@ -3,7 +3,9 @@ package io.gitm.workloads.kitti;
 import io.gitm.workload.InputFingerprint;
 import io.gitm.workload.OutputScore;
 import io.gitm.workload.WorkloadInput;
+import io.gitm.workloads.kit.FileKinds;
 import io.gitm.workloads.kit.PinnedDatasets;
+import io.gitm.workloads.kit.Settings;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -81,12 +83,7 @@ final class KittiInput {
   }
 
   static KittiInput of(WorkloadInput in) {
-    for (String k : in.options().keySet()) {
-      if (!OPTIONS.contains(k)) {
-        throw new IllegalArgumentException("kitti: unknown input option '" + k + "'; it takes " + String.join(", ",
-            OPTIONS));
-      }
-    }
+    Settings.checkInputOptions(in.options(), "kitti", OPTIONS);
     boolean score = true;
     String s = in.options().get("score");
     if (s != null) {
@@ -314,7 +311,7 @@ final class KittiInput {
   private static Layout layout(Path p) {
     if (Files.isRegularFile(p)) {
       byte[] head = head(p);
-      String kind = sniff(head);
+      String kind = FileKinds.sniff(head);
       if (kind != null) {
         throw new IllegalArgumentException("kitti: " + p + " is " + kind + ", not a KITTI velodyne scan (raw float32"
             + " x y z reflectance, 16 bytes a point)");
@@ -376,7 +373,7 @@ final class KittiInput {
 
   /** A scan's bytes parsed and checked: a whole number of points, each finite and within reach of a LiDAR. */
   static Scan checked(byte[] bytes, Path file) {
-    String kind = sniff(bytes);
+    String kind = FileKinds.sniff(bytes);
     if (kind != null) {
       throw new KittiFormatException(file + " is " + kind + ", not a KITTI velodyne scan (raw float32 x y z"
           + " reflectance, 16 bytes a point)");
@@ -394,53 +391,12 @@ final class KittiInput {
     return s;
   }
 
-  /** What a file whose first bytes are {@code head} is, when it is a known other kind; else null. */
-  static String sniff(byte[] head) {
-    if (starts(head, 0x1f, 0x8b)) {
-      return "gzip-compressed (decompress it first)";
-    }
-    if (starts(head, 0x89, 'P', 'N', 'G')) {
-      return "a PNG image";
-    }
-    if (starts(head, 0xff, 0xd8, 0xff)) {
-      return "a JPEG image";
-    }
-    if (starts(head, 'P', 'K', 3, 4)) {
-      return "a ZIP archive (extract it first)";
-    }
-    if (starts(head, 0x93, 'N', 'U', 'M', 'P', 'Y')) {
-      return "a NumPy .npy array";
-    }
-    if (starts(head, 'B', 'Z', 'h') || starts(head, 0xfd, '7', 'z', 'X', 'Z') || starts(head, 0x28, 0xb5, 0x2f, 0xfd)) {
-      return "compressed (bzip2, xz or zstd: decompress it first)";
-    }
-    if (starts(head, '#', ' ', '.', 'P', 'C', 'D') || starts(head, 'V', 'E', 'R', 'S', 'I', 'O', 'N')) {
-      return "a PCD point cloud (convert it to KITTI's .bin)";
-    }
-    if (starts(head, 'p', 'l', 'y', '\n') || starts(head, 'L', 'A', 'S', 'F')) {
-      return "a PLY or LAS point cloud (convert it to KITTI's .bin)";
-    }
-    return null;
-  }
-
-  private static boolean starts(byte[] b, int... want) {
-    if (b.length < want.length) {
-      return false;
-    }
-    for (int i = 0; i < want.length; i++) {
-      if ((b[i] & 0xff) != want[i]) {
-        return false;
-      }
-    }
-    return true;
-  }
-
   /** Width and height from a PNG's IHDR chunk. */
   static int[] pngSize(Path png) {
     byte[] h = head(png);
-    if (!starts(h, 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n') || h.length < 24
+    if (!FileKinds.starts(h, 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n') || h.length < 24
         || !new String(h, 12, 4, StandardCharsets.US_ASCII).equals("IHDR")) {
-      String kind = sniff(h);
+      String kind = FileKinds.sniff(h);
       throw new KittiFormatException(png + " is " + (kind == null ? "not a PNG image" : kind) + " (image_2 holds the"
           + " left colour camera's PNG images)");
     }
@@ -480,7 +436,7 @@ final class KittiInput {
   }
 
   private static List<String> lines(byte[] bytes, Path file, String expected) {
-    String kind = sniff(bytes);
+    String kind = FileKinds.sniff(bytes);
     if (kind != null) {
       throw new KittiFormatException(file + " is " + kind + ", not text (" + expected + ")");
     }
