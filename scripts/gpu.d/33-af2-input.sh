@@ -6,7 +6,8 @@
 # past reach (1000%): the set-up (every file read, merged, written as .npy features), the baseline residues/s and the
 # features checked by NumPy against the writer's own computation of AlphaFold's make_msa_features.
 # Results in $GITM_PART_OUT (default $OUT/33-af2-input): write.txt, summary.txt, gitm-stdout.json, gitm.log,
-# input.json, report.md, outcome.json, numpy-check.txt.
+# input.json, report.md, outcome.json, numpy-check.txt. GITM_AF2_INPUT_SETTINGS (e.g. blocks=12) is passed as
+# -Dgitm.af2=... (the workload's settings over the device's preset).
 set -uo pipefail
 gitm_root=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
 cd "$gitm_root" || exit 2
@@ -18,9 +19,10 @@ rm -rf "$dir"
 mkdir -p "$dir"
 gen=gitm-workloads/src/test/resources/io/gitm/workloads/af2/af2_gen.py
 res=${GITM_AF2_INPUT_RESIDUES:-384}
-java=("$GITM_JAVA" "${GITM_JAVA_FLAGS[@]}" -cp "$GITM_CP")
+java=("$GITM_JAVA" "${GITM_JAVA_FLAGS[@]}" ${GITM_AF2_INPUT_SETTINGS:+"-Dgitm.af2=$GITM_AF2_INPUT_SETTINGS"} -cp "$GITM_CP")
 {
   echo "date: $(date -u +%FT%TZ)  commit: $(cat .gpu/commit 2>/dev/null || git rev-parse --short HEAD 2>/dev/null)"
+  echo "settings: ${GITM_AF2_INPUT_SETTINGS:-the preset of the device}"
   echo "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo none)"
   python3 "$gen" "$dir/T1000" --residues "$res" > "$dir/writer.txt" || echo "writing the target failed"
   grep -vE '^(sha256\.|query )' "$dir/writer.txt"

@@ -99,6 +99,26 @@ class RunInputTest {
   }
 
   @Test
+  void aResumeOnAnInputThatChangedSinceTheRunReadItIsRefusedAndOnTheSameInputContinues() throws Exception {
+    Path f = dir.resolve("day.itch");
+    itch(f);
+    byte[] original = Files.readAllBytes(f);
+    CliResult first = run("--workload", "hft-lob", "--input", f.toString());
+    Path folder = Path.of(Json.MAPPER.readTree(first.out()).get("folder").asString());
+    RunResumeEndToEndTest.cutAfterTheProfile(folder);
+    itch(f, "--framing", "zero");
+    CliResult changed = CliResult.run("run", "--resume", folder.toString(), "--scratch", dir.resolve("s").toString());
+    assertThat(changed.code()).isEqualTo(1);
+    assertThat(changed.err().strip().lines().count()).as(changed.err()).isEqualTo(1);
+    assertThat(changed.errorLine()).contains("the input " + f.toAbsolutePath() + " is not the one run "
+        + folder.getFileName() + " read").contains("a resume continues on the same data");
+    Files.write(f, original);
+    CliResult same = SteppedRuns.run("run", "--resume", folder.toString(), "--scratch", dir.resolve("s").toString(),
+        "--json");
+    assertThat(same.code()).as(same.err()).isZero();
+  }
+
+  @Test
   void optionsWithoutAnInputAMissingInputAndAnUnknownOptionAreUsageErrors() throws Exception {
     Path f = dir.resolve("day.itch");
     itch(f);

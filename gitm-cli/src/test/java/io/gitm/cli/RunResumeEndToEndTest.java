@@ -110,7 +110,7 @@ class RunResumeEndToEndTest {
   }
 
   /** Leaves the run folder as a kill right after its profile would: the profile journaled, nothing after it. */
-  private static void cutAfterTheProfile(Path dir) throws IOException {
+  static void cutAfterTheProfile(Path dir) throws IOException {
     Path journal = dir.resolve(RunDir.JOURNAL_FILE);
     List<String> lines = Files.readAllLines(journal);
     int keep = 0;

@@ -85,6 +85,7 @@ final class ProfileStep {
     lease.take(run);
     if (!fresh) {
       checkUnchanged(run, req.previous());
+      checkSameInput(run, target);
     }
     if (fresh) {
       for (Map.Entry<String, Object> f : target.resumeFiles().entrySet()) {
@@ -119,6 +120,32 @@ final class ProfileStep {
     if (now.entries().size() != before) {
       throw new RunLoop.RunFailure("run " + run.id() + "'s journal changed since the resume read it (" + before
           + " entries, now " + now.entries().size() + "): resume it again", null);
+    }
+  }
+
+  /**
+   * Refuses to resume a run on an input other than the one it read: the user's input ({@code --input}) must have the
+   * sha256 the run's {@code input.json} keeps, so that the trials after the resume measure the same data as before.
+   */
+  private static void checkSameInput(RunDir run, RunTarget target) throws IOException {
+    Path file = run.dir().resolve(INPUT);
+    Optional<io.gitm.workload.InputFingerprint> now = target.input();
+    if (!Files.exists(file)) {
+      if (now.isPresent()) {
+        throw new RunLoop.RunFailure("run " + run.id() + " ran on its workload's generated dataset, not on "
+            + now.get().path() + ": a resume continues on the same data", null);
+      }
+      return;
+    }
+    Map<?, ?> was = RunLoop.JSON.readValue(file.toFile(), Map.class);
+    if (now.isEmpty()) {
+      throw new RunLoop.RunFailure("run " + run.id() + " ran on the input " + was.get("path") + ", which this"
+          + " resume was not given", null);
+    }
+    if (!now.get().sha256().equals(was.get("sha256"))) {
+      throw new RunLoop.RunFailure("the input " + now.get().path() + " is not the one run " + run.id() + " read"
+          + " (sha256 " + was.get("sha256") + " then, " + now.get().sha256() + " now): a resume continues on the same"
+          + " data", null);
     }
   }
 
