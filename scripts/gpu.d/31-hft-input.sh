@@ -6,7 +6,8 @@
 # messages/s are measured, with the input streamed from disk (it is above what is held in memory). Results in
 # $GITM_PART_OUT (default $OUT/31-hft-input): write.txt, gitm-stdout.json, gitm.log, input.json, report.md,
 # summary.txt. GITM_HFT_INPUT_DIR (/tmp/gitm-hft-input) holds the file; it is kept between calls when its size
-# matches.
+# matches. GITM_HFT_INPUT_GZIP=1 gives gitm the file gzipped (gzip -1, as an exchange's daily file is shipped): read
+# and decompressed as a stream, never whole.
 set -uo pipefail
 gitm_root=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
 cd "$gitm_root" || exit 2
@@ -26,14 +27,24 @@ java=("$GITM_JAVA" "${GITM_JAVA_FLAGS[@]}" -cp "$GITM_CP")
     "${java[@]}" io.gitm.workloads.hft.ItchSamples "$f" "$n" 4096 || { echo "writing $f failed"; exit 1; }
     echo "written in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
   fi
-  ls -l "$f"
+  if [ "${GITM_HFT_INPUT_GZIP:-0}" = 1 ] && [ -f "$f" ] && [ ! -f "$f.gz" ]; then
+    t0=$(date +%s.%N)
+    gzip -1 -c "$f" > "$f.gz.tmp" && mv "$f.gz.tmp" "$f.gz" || echo "gzip of $f failed"
+    echo "gzipped in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+  fi
+  ls -l "$f" "$f.gz" 2>/dev/null
 } > "$out/write.txt" 2>&1
 cat "$out/write.txt"
 [ -f "$f" ] || exit 1
+input=$f
+if [ "${GITM_HFT_INPUT_GZIP:-0}" = 1 ]; then
+  input=$f.gz
+  [ -f "$input" ] || exit 1
+fi
 scratch="$dir/scratch"
 rm -rf "$scratch"
 t0=$(date +%s.%N)
-"${java[@]}" io.gitm.cli.Main run --workload hft-lob --input "$f" --budget "${GITM_HFT_INPUT_BUDGET:-2m}" \
+"${java[@]}" io.gitm.cli.Main run --workload hft-lob --input "$input" --budget "${GITM_HFT_INPUT_BUDGET:-2m}" \
   --target 1000% --device "${GITM_HFT_INPUT_DEVICE:-nvidia}" --scratch "$scratch" --json > "$out/gitm-stdout.json" 2> "$out/gitm.log"
 rc=$?
 echo "gitm exited $rc after $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s" | tee "$out/summary.txt"

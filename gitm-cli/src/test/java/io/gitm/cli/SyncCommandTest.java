@@ -181,6 +181,44 @@ class SyncCommandTest {
   }
 
   @Test
+  void theUsersInputIsPushedFileByFilePinnedUnderItsFingerprintAndAChangedFileIsRefused() throws Exception {
+    Path root = dir.resolve("training");
+    Map<String, String> want = RunInputTest.kitti(root, "--frames", "2", "--points", "500", "--no-images");
+    RunStore a = RunStore.open(dir.resolve("store"));
+    CliResult r = SteppedRuns.run("run", "--workload", "kitti", "--input", root.toString(), "--budget", "30s",
+        "--target", "15%", "--device", "sim", "--max-iterations", "2", "--levers", "pinned-host-memory", "--scratch",
+        a.root().toString(), "--json");
+    assertThat(r.code()).as(r.err()).isZero();
+    String runId = Json.MAPPER.readTree(r.out()).get("run").asString();
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+
+    SyncCommand.afterRun(new PrintWriter(out), new PrintWriter(err), env(server.endpoint().toString()), a, runId,
+        false);
+
+    assertThat(err.toString()).isEmpty();
+    String base = prefix + "/datasets/inputs/" + want.get("sha256") + "/";
+    try (S3Client raw = server.client()) {
+      for (String rel : java.util.List.of("velodyne/000000.bin", "velodyne/000001.bin", "calib/000001.txt",
+          "label_2/000000.txt")) {
+        assertThat(raw.getObjectAsBytes(g -> g.bucket(S3MockServer.BUCKET).key(base + rel)).asByteArray())
+            .as(rel).isEqualTo(Files.readAllBytes(root.resolve(rel)));
+        String name = rel.substring(rel.indexOf('/') + 1);
+        assertThat(raw.getObjectAsBytes(g -> g.bucket(S3MockServer.BUCKET).key(base + rel + ".sha256"))
+            .asUtf8String()).isEqualTo(want.get("sha256." + rel) + "  " + name + "\n");
+      }
+      assertThat(raw.getObjectAsBytes(g -> g.bucket(S3MockServer.BUCKET).key(prefix + "/runs/" + runId
+          + "/input.json")).asUtf8String()).contains(want.get("sha256"));
+    }
+    Files.writeString(root.resolve("label_2/000000.txt"),
+        "DontCare -1 -1 -10 1 1 2 2 -1 -1 -1 -1000 -1000 -1000 -10\n");
+    CliResult again = sync(a);
+    assertThat(again.code()).isEqualTo(1);
+    assertThat(again.out() + again.err()).contains("datasets/inputs/" + want.get("sha256") + "/label_2/000000.txt")
+        .contains("but its pin says " + want.get("sha256.label_2/000000.txt"));
+  }
+
+  @Test
   void theEndOfARunUnderJsonSaysItOnStandardErrorSoThatStandardOutputStaysOneDocument() throws Exception {
     RunStore a = RunStore.open(dir);
     RunDir run = run(a);

@@ -17,11 +17,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Copies the run store to S3 ({@code GITM_S3_ROOT}) and pinned datasets back. Under the root, objects have the
  * store's paths: {@code datasets/DOMAIN/NAME} with its pin {@code NAME.sha256}, {@code runs/ID/...},
- * {@code traces/...}, {@code telemetry/...}.
+ * {@code traces/...}, {@code telemetry/...}; the user's input of a run ({@code --input}) goes, pinned file by file,
+ * under {@code datasets/inputs/SHA256/} (pushed, never fetched).
  *
  * <ul>
  *   <li><b>Datasets</b> are immutable and sha256-pinned: a file is uploaded only when it matches its local pin, and
@@ -40,6 +45,11 @@ import java.util.stream.Stream;
  * ({@code *.tmp}) are never uploaded.
  */
 public final class S3Sync implements AutoCloseable {
+  /** Where the users' inputs go, each under its fingerprint: {@code datasets/inputs/SHA256/NAME}. */
+  static final String INPUTS = "datasets/inputs/";
+  /** The run folder's record of the user's input (its path, sha256 and files). */
+  static final String INPUT_FILE = "input.json";
+  private static final ObjectMapper INPUT_JSON = JsonMapper.builder().build();
   /** What happened to one file. */
   public enum Kind {
     /** The file is now in S3 (uploaded whole, or its interrupted upload completed). */
@@ -130,6 +140,7 @@ public final class S3Sync implements AutoCloseable {
     pullDatasets(store, t);
     pushDatasets(store, t);
     for (String id : store.runIds()) {
+      pushInput(id, store.runs().resolve(id), t);
       pushFolder("runs/" + id, store.runs().resolve(id), t);
     }
     pushFolder("traces", store.traces(), t);
@@ -143,6 +154,7 @@ public final class S3Sync implements AutoCloseable {
     Tally t = new Tally(listener);
     current = t;
     pushDatasets(store, t);
+    pushInput(runId, store.runs().resolve(runId), t);
     pushFolder("runs/" + runId, store.runs().resolve(runId), t);
     pushFolder("traces", store.traces(), t);
     pushFolder("telemetry", store.telemetry(), t);
@@ -294,6 +306,60 @@ public final class S3Sync implements AutoCloseable {
         }
       }
     }
+  }
+
+  /**
+   * The user's input a run read ({@code --input}: the files its {@code input.json} lists), each file a pinned dataset
+   * under {@code datasets/inputs/SHA256/NAME}, SHA256 the input's fingerprint and NAME the file's path in the input.
+   * A file changed since the run read it is refused as a dataset whose bytes no longer match its pin is.
+   */
+  private void pushInput(String runId, Path runDir, Tally t) throws IOException {
+    Path f = runDir.resolve(INPUT_FILE);
+    if (!Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    String where = "runs/" + runId + "/" + INPUT_FILE;
+    JsonNode in;
+    try {
+      in = INPUT_JSON.readTree(f.toFile());
+    } catch (JacksonException e) {
+      t.refuse(where, "not readable JSON; the run's input is not uploaded");
+      return;
+    }
+    String sha = in.path("sha256").asString("");
+    if (!sha.matches("[0-9a-f]{64}")) {
+      t.refuse(where, "names no sha256 of the input; the run's input is not uploaded");
+      return;
+    }
+    for (JsonNode file : in.path("files")) {
+      String name = file.path("name").asString("");
+      String local = file.path("file").asString("");
+      String fileSha = file.path("sha256").asString("");
+      String path = INPUTS + sha + "/" + name;
+      if (!relativeName(name) || local.isEmpty() || !fileSha.matches("[0-9a-f]{64}")) {
+        t.refuse(path, where + " lists it without a plain relative name, a file and a sha256; not uploaded");
+        continue;
+      }
+      Path lf = Path.of(local);
+      if (!Files.isRegularFile(lf)) {
+        t.refuse(path, "the input's file " + local + " is no longer there; not uploaded");
+        continue;
+      }
+      pushDataset(path, lf, Pins.line(fileSha, lf.getFileName().toString()), t);
+    }
+  }
+
+  /** A path of plain segments: no empty one, none that starts with a dot, no backslash. */
+  private static boolean relativeName(String name) {
+    if (name.isEmpty() || name.contains("\\")) {
+      return false;
+    }
+    for (String seg : name.split("/", -1)) {
+      if (seg.isEmpty() || seg.startsWith(".")) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Pushes one folder's changed files, then its manifest. */

@@ -57,7 +57,7 @@ final class Af2Input {
    * @param features where the {@code .npy} features were written
    */
   record Scanned(Msa msa, List<HhrReader.Hit> templates, String sha256, long bytes, String format, Path features,
-      Map<String, Object> found) {}
+      Map<String, Object> found, List<InputFingerprint.File> files) {}
 
   private static Map<String, Integer> knownSources() {
     Map<String, Integer> m = new LinkedHashMap<>();
@@ -127,7 +127,7 @@ final class Af2Input {
       }
     }
     return Optional.of(new InputFingerprint(in.path().toAbsolutePath().toString(), s.sha256(), s.bytes(), s.format(),
-        found));
+        found, s.files()));
   }
 
   /** One file read: the path relative to the input's root, its bytes' sha256 and size. */
@@ -257,7 +257,9 @@ final class Af2Input {
     String format = Files.isDirectory(p) ? "AlphaFold target (" + String.join(", ", reads.stream()
         .map(Read::relative).toList()) + ")" : name(p).endsWith(".sto") ? "Stockholm alignment"
         : name(p).endsWith(".a3m") ? "A3M alignment" : "FASTA query (single sequence)";
-    return new Scanned(merged, List.copyOf(templates), sha, bytes, format, out, found);
+    List<InputFingerprint.File> files = reads.stream().map(r -> new InputFingerprint.File(r.relative(),
+        root.resolve(r.relative()).toString(), r.sha256(), r.bytes())).toList();
+    return new Scanned(merged, List.copyOf(templates), sha, bytes, format, out, found, files);
   }
 
   /** Every row of {@code parts} in order, the query first (a FASTA query alone is an alignment of itself). */

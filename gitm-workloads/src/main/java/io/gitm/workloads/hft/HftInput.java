@@ -3,6 +3,7 @@ package io.gitm.workloads.hft;
 import io.gitm.workload.InputFingerprint;
 import io.gitm.workload.WorkloadInput;
 import io.gitm.workloads.kit.Settings;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -99,8 +100,9 @@ final class HftInput {
       }
     }
     found.put("messagesByType", types);
-    return Optional.of(new InputFingerprint(in.path().toAbsolutePath().toString(), s.sha256(), s.bytes(), s.format(),
-        found));
+    Path file = in.path().toAbsolutePath();
+    return Optional.of(new InputFingerprint(file.toString(), s.sha256(), s.bytes(), s.format(), found, List.of(
+        new InputFingerprint.File(file.getFileName().toString(), file.toString(), s.sha256(), s.bytes()))));
   }
 
   /** {@code p} with the books sized for the scanned data: enough price levels a side and order-table slots. */

@@ -74,7 +74,7 @@ final class KittiInput {
    * @param scoring why the detections are not scored, or null when they are
    */
   record Scanned(List<FrameFile> frames, String sha256, long bytes, String format, List<Scan> held, String notScored,
-      Map<String, Object> found) {}
+      Map<String, Object> found, List<InputFingerprint.File> files) {}
 
   private KittiInput(WorkloadInput in, Set<String> pick, boolean score) {
     this.in = in;
@@ -245,13 +245,17 @@ final class KittiInput {
     for (Map.Entry<String, String> e : hashes.entrySet()) {
       listing.append(e.getValue()).append("  ").append(e.getKey()).append('\n');
     }
-    for (String rel : hashes.keySet()) {
-      bytes += size(layout.root().resolve(rel));
+    List<InputFingerprint.File> files = new ArrayList<>();
+    for (Map.Entry<String, String> e : hashes.entrySet()) {
+      Path f = layout.root().resolve(e.getKey());
+      long n = size(f);
+      bytes += n;
+      files.add(new InputFingerprint.File(e.getKey(), f.toString(), e.getValue(), n));
     }
     String sha = hashes.size() == 1 && layout.single()
         ? hashes.firstEntry().getValue() : PinnedDatasets.sha256(listing.toString().getBytes(StandardCharsets.UTF_8));
     return new Scanned(List.copyOf(frames), sha, bytes, layout.format(), hold ? List.copyOf(held) : null, notScored,
-        found(frames, hold, notScored));
+        found(frames, hold, notScored), List.copyOf(files));
   }
 
   /** A frame id as {@code frames=} names it: a numeric id without its leading zeros. */
@@ -464,7 +468,7 @@ final class KittiInput {
       return Optional.empty();
     }
     return Optional.of(new InputFingerprint(in.path().toAbsolutePath().toString(), s.sha256(), s.bytes(), s.format(),
-        s.found()));
+        s.found(), s.files()));
   }
 
   /** Records which weights and grid the sessions ran with, as the score names them. */
