@@ -25,8 +25,14 @@ final class Fmt {
     return f("%.1f%%", fraction * 100);
   }
 
-  /** An estimate and its 95% interval: {@code +10.4% (95% CI +7.9% to +12.8%)}. */
+  /**
+   * An estimate and its 95% interval: {@code +10.4% (95% CI +7.9% to +12.8%)}; an estimate whose interval is the
+   * point itself (a figure chained from other measurements, not measured as one) says so instead of showing one.
+   */
   static String pctCi(Report.Estimate e) {
+    if (e.low() == e.value() && e.high() == e.value()) {
+      return pct(e.value()) + " (no interval: not measured as one figure)";
+    }
     return pct(e.value()) + " (95% CI " + pct(e.low()) + " to " + pct(e.high()) + ")";
   }
 

@@ -243,6 +243,13 @@ class MarkdownReportTest {
   }
 
   @Test
+  void aGainChainedFromTrialsWithoutAConfirmationShowsNoIntervalRatherThanAPointOne() {
+    assertThat(Fmt.pctCi(new Report.Estimate(0.26, 0.26, 0.26))).isEqualTo("+26.0% (no interval: not measured as"
+        + " one figure)");
+    assertThat(Fmt.pctCi(new Report.Estimate(0.102, 0.079, 0.124))).isEqualTo("+10.2% (95% CI +7.9% to +12.4%)");
+  }
+
+  @Test
   void anInterruptedRunWithNoDataSaysWhatIsMissingInWords() {
     String md = Reports.markdown(SampleReports.bare(DeviceKind.SIMULATED));
     assertThat(md).contains("| status | **interrupted** |").contains("| final | not measured |")
