@@ -136,32 +136,25 @@ record ItchInput(Path file, String sha256, long bytes, boolean gzip, ItchFile.Fr
       closeQuietly(raw);
       throw new UncheckedIOException("hft-lob: cannot read input " + file + ": " + e.getMessage(), e);
     }
-    return new Cursor() {
+    // the file is read, decompressed and framed on a thread of its own, ahead of the steps
+    return new ItchReadAhead(new ItchReadAhead.Source() {
       @Override
-      public int next(int m, ByteBuffer dst, int[] offsets) {
-        int w = 0;
-        int j = 0;
-        while (j < m) {
-          if (!in.next()) {
-            throw new IllegalStateException("hft-lob: input " + file + " ended after fewer messages than its scan"
-                + " counted: it changed since the run began");
-          }
+      public int next(byte[] dst, int at) {
+        while (in.next()) {
           byte[] msg = in.message();
-          if (renumber != null && !keep(msg)) {
-            continue;
+          if (renumber == null || keep(msg)) {
+            System.arraycopy(msg, 0, dst, at, in.length());
+            return in.length();
           }
-          offsets[j++] = w;
-          dst.put(w, msg, 0, in.length());
-          w += in.length();
         }
-        return w;
+        return -1;
       }
 
       @Override
       public void close() {
         in.close();
       }
-    };
+    }, file.toString());
   }
 
   /** Whether a message is kept under the symbol filter; a kept message's stock locate is renumbered in place. */
