@@ -145,6 +145,9 @@ final class Html {
         new String[] {"hypotheses", "Hypotheses"}, new String[] {"violations", "Violations"},
         new String[] {"phases", "Phases"})) {
       h.append("<a href=\"#").append(s[0]).append("\">").append(s[1]).append("</a>");
+      if (s[0].equals("summary") && r.run().score() != null) {
+        h.append("<a href=\"#score\">Output score</a>");
+      }
     }
     h.append("</nav>\n</header>\n");
     summary(h, r, tags);

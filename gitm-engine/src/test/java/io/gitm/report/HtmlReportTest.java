@@ -80,6 +80,17 @@ class HtmlReportTest {
   }
 
   @Test
+  void aScoredRunHasAnOutputScoreSectionLinkedFromTheNavigationWithNaWhereUndefined() throws Exception {
+    Document doc = dom(Reports.html(SampleReports.scored()));
+    Element section = elements(doc, "section").stream().filter(e -> e.getAttribute("id").equals("score")).findFirst()
+        .orElseThrow();
+    assertThat(section.getTextContent()).contains("What produced the output: seeded, untrained weights")
+        .contains("Car easy").contains("12.50").contains("n/a");
+    assertThat(elements(doc, "a")).anySatisfy(a -> assertThat(a.getAttribute("href")).isEqualTo("#score"));
+    assertThat(Reports.html(SampleReports.sample())).doesNotContain("#score").doesNotContain("Output score");
+  }
+
+  @Test
   void pageNeedsNothingFromOutsideAndRunsNoScript() throws Exception {
     String html = Reports.html(SampleReports.sample());
     Document doc = dom(html);
