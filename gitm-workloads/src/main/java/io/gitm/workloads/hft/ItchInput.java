@@ -1,5 +1,6 @@
 package io.gitm.workloads.hft;
 
+import io.gitm.workloads.kit.FileKinds;
 import java.io.ByteArrayInputStream;
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -222,36 +223,10 @@ record ItchInput(Path file, String sha256, long bytes, boolean gzip, ItchFile.Fr
     return new Opened(new SequenceInputStream(new ByteArrayInputStream(head), data), gzip, prefixed);
   }
 
-  /** The name of a known non-ITCH format the first bytes show, or null. */
+  /** The name of a known non-ITCH format the first bytes show (gzip is read, so not one), or null. */
   private static String otherFormat(byte[] m) {
-    if (starts(m, 0x28, 0xb5, 0x2f, 0xfd)) {
-      return "zstd-compressed (decompress it, or recompress it with gzip)";
-    }
-    if (starts(m, 0xfd, '7', 'z', 'X', 'Z', 0)) {
-      return "xz-compressed (decompress it, or recompress it with gzip)";
-    }
-    if (starts(m, 'B', 'Z', 'h')) {
-      return "bzip2-compressed (decompress it, or recompress it with gzip)";
-    }
-    if (starts(m, 'P', 'K', 3, 4)) {
-      return "a zip archive (extract the ITCH file from it)";
-    }
-    if (starts(m, 0x89, 'P', 'N', 'G')) {
-      return "a PNG image";
-    }
-    return null;
-  }
-
-  private static boolean starts(byte[] m, int... b) {
-    if (m.length < b.length) {
-      return false;
-    }
-    for (int i = 0; i < b.length; i++) {
-      if ((m[i] & 0xff) != b[i]) {
-        return false;
-      }
-    }
-    return true;
+    boolean gzip = m.length >= 2 && (m[0] & 0xff) == 0x1f && (m[1] & 0xff) == 0x8b;
+    return gzip ? null : FileKinds.sniff(m);
   }
 
   private static MessageDigest newSha256() {

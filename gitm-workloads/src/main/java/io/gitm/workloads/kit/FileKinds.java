@@ -24,8 +24,14 @@ public final class FileKinds {
     if (starts(head, 0x93, 'N', 'U', 'M', 'P', 'Y')) {
       return "a NumPy .npy array";
     }
-    if (starts(head, 'B', 'Z', 'h') || starts(head, 0xfd, '7', 'z', 'X', 'Z') || starts(head, 0x28, 0xb5, 0x2f, 0xfd)) {
-      return "compressed (bzip2, xz or zstd: decompress it first)";
+    if (starts(head, 0x28, 0xb5, 0x2f, 0xfd)) {
+      return "zstd-compressed (decompress it first)";
+    }
+    if (starts(head, 0xfd, '7', 'z', 'X', 'Z', 0)) {
+      return "xz-compressed (decompress it first)";
+    }
+    if (starts(head, 'B', 'Z', 'h')) {
+      return "bzip2-compressed (decompress it first)";
     }
     if (starts(head, '#', ' ', '.', 'P', 'C', 'D') || starts(head, 'V', 'E', 'R', 'S', 'I', 'O', 'N')) {
       return "a PCD point cloud (convert it to KITTI's .bin)";
