@@ -52,11 +52,6 @@ record Calibration(String name, Map<String, double[]> all) {
     return new Calibration("typical", m);
   }
 
-  /** Whether the file has every matrix of {@code keys}. */
-  boolean has(List<String> keys) {
-    return all.keySet().containsAll(keys);
-  }
-
   /** The first of {@code keys} the file lacks, or null. */
   String missing(List<String> keys) {
     return keys.stream().filter(k -> !all.containsKey(k)).findFirst().orElse(null);

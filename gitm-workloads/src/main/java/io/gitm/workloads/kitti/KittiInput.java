@@ -526,10 +526,6 @@ final class KittiInput {
     return Double.isNaN(v) ? null : v;
   }
 
-  synchronized int seenFrames() {
-    return seen.size();
-  }
-
   @Override
   public String toString() {
     return "KittiInput[" + in + ", frames " + pick + ", score " + score + "]";

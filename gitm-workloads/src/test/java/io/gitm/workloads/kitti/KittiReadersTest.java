@@ -64,7 +64,6 @@ class KittiReadersTest {
     Calibration c = Calibration.parse(List.of("P2: 7.215377e+02 0 6.095593e+02 4.485728e+01 0 7.215377e+02"
         + " 1.728540e+02 2.163791e-01 0 0 1 2.745884e-03"), "calib/000008.txt");
     assertThat(c.p2()[0]).isEqualTo(721.5377);
-    assertThat(c.has(Calibration.FOR_SCORING)).isFalse();
     assertThat(c.missing(Calibration.FOR_SCORING)).isEqualTo("R0_rect");
     assertThatThrownBy(() -> c.veloToRect(1, 2, 3)).isInstanceOf(KittiFormatException.class)
         .hasMessage("calib/000008.txt: no Tr_velo_to_cam line (mapping LiDAR points to the camera needs it)");
@@ -76,7 +75,7 @@ class KittiReadersTest {
         "Tr_velo_cam 0 -1 0 0 0 0 -1 -0.08 1 0 0 -0.27", "P2:721.5 0 609.5 44.8 0 721.5 172.8 0.2 0 0 1 0.003"),
         "calib/0001.txt");
     assertThat(c.all()).containsOnlyKeys("R0_rect", "Tr_velo_to_cam", "P2");
-    assertThat(c.has(Calibration.FOR_SCORING)).isTrue();
+    assertThat(c.missing(Calibration.FOR_SCORING)).isNull();
     assertThat(c.veloToRect(10, 0, 0)[2]).isCloseTo(9.73, org.assertj.core.data.Offset.offset(1e-9));
   }
 
