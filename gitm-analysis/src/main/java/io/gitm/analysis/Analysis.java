@@ -100,6 +100,12 @@ public final class Analysis {
   }
 
   /** Facts read off the trace that levers' preconditions look at. */
+  /** Whether a kernel name is a GEMM's (cuBLAS, CUTLASS, Hopper's xmma kernels). */
+  private static boolean isGemm(String name) {
+    String n = name.toLowerCase(java.util.Locale.ROOT);
+    return n.contains("gemm") || n.contains("cutlass") || n.contains("sm90_xmma");
+  }
+
   static Map<String, Double> facts(List<TraceRecord> trace) {
     Set<Long> streams = new HashSet<>();
     double pageable = 0;
@@ -111,6 +117,8 @@ public final class Analysis {
     double gemms = 0;
     double memoryUsed = Double.NaN;
     double memoryTotal = Double.NaN;
+    // a trace repeats a few kernel names many times: each is classified once
+    Map<String, Boolean> gemmNames = new HashMap<>();
     for (TraceRecord r : trace) {
       switch (r) {
         case io.gitm.trace.StateSample s -> {
@@ -126,8 +134,7 @@ public final class Analysis {
         case KernelRecord k -> {
           kernels++;
           streams.add(((long) k.device() << 32) | (k.stream() & 0xffffffffL));
-          String n = k.name().toLowerCase(java.util.Locale.ROOT);
-          if (n.contains("gemm") || n.contains("cutlass") || n.contains("sm90_xmma")) {
+          if (gemmNames.computeIfAbsent(k.name(), Analysis::isGemm)) {
             gemms++;
           }
         }
