@@ -32,7 +32,7 @@ final class ProfileStep {
   static final String TRACE = "trace.gtrace";
   static final String BASELINE = "baseline.json";
   /** The user's input the workload ran on (its path, sha256, size, format and what was found in it). */
-  static final String INPUT = "input.json";
+  static final String INPUT = RunDir.INPUT_FILE;
 
   private ProfileStep() {}
 

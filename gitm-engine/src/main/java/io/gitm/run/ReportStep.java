@@ -55,6 +55,9 @@ final class ReportStep {
         p.run().writeJson(SCORE, report.run().score());
       }
       brief = summary(req, clock, p.baseline(), o.outcome(), status);
+      if (report.run().score() != null) {
+        brief.put("score", report.run().score());
+      }
       p.run().writeJson("outcome.json", brief);
     } catch (IOException | RuntimeException e) {
       String why = Failures.describe(e);
@@ -139,7 +142,6 @@ final class ReportStep {
       base.put("output", out);
     }
     doc.put("baseline", base);
-    req.job().score().ifPresent(sc -> doc.put("score", sc));
     doc.put("elapsedSeconds", clock.elapsedSeconds());
     doc.put("overrunSeconds", clock.overrunSeconds());
     if (o != null) {

@@ -23,6 +23,8 @@ import tools.jackson.databind.json.JsonMapper;
 public final class RunDir {
   public static final String RUN_FILE = "run.json";
   public static final String JOURNAL_FILE = "journal.jsonl";
+  /** The user's input a run read ({@code --input}): its path, sha256, format, what was found, and each file. */
+  public static final String INPUT_FILE = "input.json";
   /** What a resume needs that no report shows: the values of the job's redacted environment variables. */
   public static final String SECRETS_FILE = "secrets.json";
   /** Files of a run folder that a sync never uploads. */

@@ -47,8 +47,6 @@ import tools.jackson.databind.json.JsonMapper;
 public final class S3Sync implements AutoCloseable {
   /** Where the users' inputs go, each under its fingerprint: {@code datasets/inputs/SHA256/NAME}. */
   static final String INPUTS = "datasets/inputs/";
-  /** The run folder's record of the user's input (its path, sha256 and files). */
-  static final String INPUT_FILE = "input.json";
   private static final ObjectMapper INPUT_JSON = JsonMapper.builder().build();
   /** What happened to one file. */
   public enum Kind {
@@ -314,11 +312,11 @@ public final class S3Sync implements AutoCloseable {
    * A file changed since the run read it is refused as a dataset whose bytes no longer match its pin is.
    */
   private void pushInput(String runId, Path runDir, Tally t) throws IOException {
-    Path f = runDir.resolve(INPUT_FILE);
+    Path f = runDir.resolve(RunDir.INPUT_FILE);
     if (!Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS)) {
       return;
     }
-    String where = "runs/" + runId + "/" + INPUT_FILE;
+    String where = "runs/" + runId + "/" + RunDir.INPUT_FILE;
     JsonNode in;
     try {
       in = INPUT_JSON.readTree(f.toFile());

@@ -5,9 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The features of a user's target as AlphaFold's monomer data pipeline names and encodes them
@@ -43,8 +41,7 @@ final class Af2Features {
     return m.lookingAt() ? m.group(1).toLowerCase(java.util.Locale.ROOT) + "_" + m.group(2) : id;
   }
 
-  static void write(Path dir, String query, Msa merged, Features all,
-      List<HhrReader.Hit> templates) {
+  static void write(Path dir, String query, Msa merged, List<HhrReader.Hit> templates) {
     try {
       Files.createDirectories(dir);
     } catch (IOException e) {
@@ -62,16 +59,7 @@ final class Af2Features {
     Npy.int32(dir.resolve("aatype.npy"), aatype, n, Residues.TARGET_CLASSES);
     Npy.int32(dir.resolve("residue_index.npy"), index, n);
     Npy.int32(dir.resolve("seq_length.npy"), length, n);
-    Set<String> seen = new HashSet<>();
-    List<Integer> keep = new ArrayList<>();
-    for (int i = 0; i < merged.depth(); i++) {
-      if (seen.add(merged.rows().get(i))) {
-        keep.add(i);
-      }
-    }
-    if (keep.size() != all.nSeq()) {
-      throw new IllegalStateException("af2: " + keep.size() + " distinct rows, the features hold " + all.nSeq());
-    }
+    List<Integer> keep = merged.distinct(Integer.MAX_VALUE);
     int[] msa = new int[keep.size() * n];
     int[] del = new int[keep.size() * n];
     for (int q = 0; q < keep.size(); q++) {

@@ -241,7 +241,7 @@ final class Af2Input {
     long bytes = reads.stream().mapToLong(Read::bytes).sum();
     Features all = merged.features(Integer.MAX_VALUE);
     Path out = featuresDir != null ? featuresDir : dataDir.resolve("af2-features").resolve(sha.substring(0, 16));
-    Af2Features.write(out, query, merged, all, templates);
+    Af2Features.write(out, query, merged, templates);
     Map<String, Object> found = new LinkedHashMap<>();
     found.put("residues", query.length());
     found.put("rows", rows);

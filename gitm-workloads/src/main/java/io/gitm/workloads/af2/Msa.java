@@ -47,6 +47,21 @@ record Msa(String source, List<String> descriptions, List<String> rows, List<int
   }
 
   /**
+   * The indices of the first {@code maxRows} distinct rows, in file order (AlphaFold drops a row whose aligned
+   * sequence repeats an earlier one).
+   */
+  List<Integer> distinct(int maxRows) {
+    List<Integer> keep = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    for (int i = 0; i < rows.size() && keep.size() < maxRows; i++) {
+      if (seen.add(rows.get(i))) {
+        keep.add(i);
+      }
+    }
+    return keep;
+  }
+
+  /**
    * The model's integer inputs from the first {@code maxRows} distinct rows, in file order (AlphaFold drops a row
    * whose aligned sequence repeats an earlier one, keeping the first's deletions).
    */
@@ -55,13 +70,7 @@ record Msa(String source, List<String> descriptions, List<String> rows, List<int
       throw new IllegalArgumentException("an alignment needs at least one row, got maxRows = " + maxRows);
     }
     int n = length();
-    List<Integer> keep = new ArrayList<>();
-    Set<String> seen = new HashSet<>();
-    for (int i = 0; i < rows.size() && keep.size() < maxRows; i++) {
-      if (seen.add(rows.get(i))) {
-        keep.add(i);
-      }
-    }
+    List<Integer> keep = distinct(maxRows);
     int s = keep.size();
     int[] aatype = new int[n];
     int[] msa = new int[s * n];
